@@ -1,0 +1,169 @@
+"""Verdicts, checks and the Suite interface every judge implements.
+
+A judge is a pure function ``(task, RunState) -> Verdict``. It reads nothing but its arguments:
+no files, no clock, no network. Everything a judge needs from the outside world (an LLM's
+answer, a probe's value) arrives as an event and is replayed into the RunState.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import json
+from collections.abc import Iterable, Sequence
+from types import ModuleType
+from typing import Any, Literal
+
+import msgspec
+from msgspec import Struct
+
+from replay.state import RunState
+
+Outcome = Literal["pass", "fail", "error", "skipped", "na"]
+OUTCOMES: tuple[str, ...] = ("pass", "fail", "error", "skipped", "na")
+
+
+class Check(Struct, frozen=True, kw_only=True):
+    """One thing a judge looked at: what it expected, what it found, and why it decided so."""
+
+    name: str
+    passed: bool
+    expected: Any = None
+    actual: Any = None
+    reason: str = ""
+
+
+class Verdict(Struct, frozen=True, kw_only=True):
+    """A judge's decision on one run."""
+
+    outcome: Outcome
+    score: float
+    checks: tuple[Check, ...] = ()
+    reason: str = ""
+    # Suite-specific figures a report shows (per-layer scores, step budget, ...): JSON only.
+    details: dict[str, Any] | None = None
+
+    def __post_init__(self) -> None:
+        if self.outcome not in OUTCOMES:
+            raise ValueError(f"outcome must be one of {OUTCOMES}, got {self.outcome!r}")
+        if not 0.0 <= self.score <= 1.0:
+            raise ValueError(f"score must be in [0, 1], got {self.score!r}")
+
+    @classmethod
+    def from_checks(
+        cls,
+        checks: Iterable[Check],
+        *,
+        reason: str | None = None,
+        details: dict[str, Any] | None = None,
+    ) -> Verdict:
+        """``pass`` when every check passed; the score is the share of checks that passed."""
+        checks = tuple(checks)
+        if not checks:
+            return cls(outcome="fail", score=0.0, reason=reason or "no checks", details=details)
+        passed = sum(1 for c in checks if c.passed)
+        ok = passed == len(checks)
+        if reason is None:
+            failed = [c for c in checks if not c.passed]
+            reason = "all checks passed" if ok else "; ".join(
+                f"{c.name}: {c.reason}" if c.reason else c.name for c in failed[:3]
+            )
+        return cls(
+            outcome="pass" if ok else "fail",
+            score=1.0 if ok else passed / len(checks),
+            checks=checks,
+            reason=reason,
+            details=details,
+        )
+
+    @classmethod
+    def error(cls, message: str, *, checks: Sequence[Check] = ()) -> Verdict:
+        return cls(outcome="error", score=0.0, checks=tuple(checks), reason=message)
+
+    @classmethod
+    def skipped(cls, reason: str) -> Verdict:
+        return cls(outcome="skipped", score=0.0, reason=reason)
+
+    @classmethod
+    def na(cls, reason: str, *, checks: Sequence[Check] = (), details: dict[str, Any] | None = None) -> Verdict:
+        return cls(outcome="na", score=0.0, checks=tuple(checks), reason=reason, details=details)
+
+
+def _digest(*parts: bytes) -> str:
+    h = hashlib.blake2b(digest_size=8)
+    for p in parts:
+        h.update(len(p).to_bytes(8, "little"))
+        h.update(p)
+    return h.hexdigest()
+
+
+def module_source(module: ModuleType) -> bytes:
+    """The source bytes of a module (its file as it is on disk)."""
+    path = inspect.getsourcefile(module)
+    if path is None:
+        raise ValueError(f"module {module.__name__} has no source file")
+    with open(path, "rb") as fh:
+        return fh.read()
+
+
+def code_hash(modules: Iterable[ModuleType]) -> str:
+    """A content hash of the judge code: editing any listed module changes it by itself."""
+    return _digest(*(module_source(m) for m in sorted(set(modules), key=lambda m: m.__name__)))
+
+
+def data_hash(data: Any) -> str:
+    """A content hash of task definition data (JSON-able), independent of key order."""
+    if isinstance(data, bytes):
+        return _digest(data)
+    return _digest(json.dumps(msgspec.to_builtins(data), sort_keys=True, ensure_ascii=False).encode())
+
+
+def judge_version(code: str, task_data: str) -> str:
+    """The version recorded with a verdict: judge code and the task's definition together."""
+    return f"{code[:8]}.{task_data[:8]}"
+
+
+class Suite:
+    """A named set of tasks and the judge for them. Subclasses override the marked methods.
+
+    The platform calls, for every finished run of this suite:
+    ``task = suite.get_task(state.task, state.params)``, then ``suite.judge(task, state)``, and
+    records ``suite.version(task)`` with the verdict.
+    """
+
+    name: str = ""
+    #: Modules whose source makes up this suite's judge (its code version hashes them).
+    code_modules: tuple[ModuleType, ...] = ()
+
+    # -- to override ------------------------------------------------------------------------
+    def task_ids(self) -> list[str]:
+        raise NotImplementedError
+
+    def get_task(self, task_id: str, params: dict[str, Any] | None = None) -> Any:
+        """The task object for a run; raise ``KeyError`` naming the id when there is none."""
+        raise NotImplementedError
+
+    def judge(self, task: Any, state: RunState) -> Verdict:
+        raise NotImplementedError
+
+    def task_data(self, task: Any) -> Any:
+        """The task's definition data, hashed into the judge version."""
+        raise NotImplementedError
+
+    def task_split(self, task_id: str) -> str | None:
+        """The task's own pool (tune/holdout), the default for runs that do not say."""
+        return None
+
+    # -- provided ---------------------------------------------------------------------------
+    def code_version(self) -> str:
+        cached = self.__dict__.get("_code_version")
+        if cached is None:
+            cached = code_hash(self.code_modules)
+            self.__dict__["_code_version"] = cached
+        return cached
+
+    def version(self, task: Any) -> str:
+        return judge_version(self.code_version(), data_hash(self.task_data(task)))
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name!r}>"

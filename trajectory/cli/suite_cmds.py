@@ -1,0 +1,60 @@
+"""Suite commands: register a folder of tasks with the store, list suites."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+import suites as suite_pkg
+from trajectory.errors import NotFound
+from trajectory.judging import SuiteResolver, register_suite
+
+from .common import JsonOpt, StoreOpt, echo_json, handle_errors, open_store
+
+suite_app = typer.Typer(help="Suites: bundled ones and task folders registered with the store.", no_args_is_help=True)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(suite_app, name="suite")
+
+
+@suite_app.command("add")
+@handle_errors
+def add(
+    name: Annotated[str, typer.Argument(help="Suite name runs use in run_started.suite.")],
+    path: Annotated[Path, typer.Argument(help="The suite folder.")],
+    store: StoreOpt = None,
+) -> None:
+    """Register a suite folder with the store, so that later judging finds it."""
+    if not path.is_dir():
+        raise NotFound(f"{path}: no such folder")
+    s = open_store(store)
+    suite = suite_pkg.load_folder(path)
+    problems = list(getattr(suite, "problems", []) or [])
+    for p in problems:
+        typer.echo(f"warning: {p}", err=True)
+    register_suite(s, name, path)
+    n = len(suite.task_ids())
+    typer.echo(f"registered suite {name} -> {path.absolute()} ({n} tasks"
+               + (f", {len(problems)} problems left out" if problems else "") + ")")
+
+
+@suite_app.command("list")
+@handle_errors
+def list_(json_: JsonOpt = False, store: StoreOpt = None) -> None:
+    """Suites known to this store: registered folders first, then the bundled ones."""
+    s = open_store(store)
+    resolver = SuiteResolver(s)
+    rows = []
+    for name, reg in resolver.registered().items():
+        rows.append({"name": name, "source": reg["path"], "registered_at": reg["at"]})
+    for name, suite in resolver.builtin().items():
+        if name not in resolver.registered():
+            rows.append({"name": name, "source": f"bundled ({type(suite).__module__})", "registered_at": None})
+    if json_:
+        echo_json(rows)
+        return
+    for r in rows:
+        typer.echo(f"{r['name']:<16} {r['source']}")

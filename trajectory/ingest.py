@@ -1,0 +1,532 @@
+"""Ingest: JSON Lines in, validated events out, one all-or-nothing commit per input file.
+
+The order of the rules follows the spec: an event identical to one already stored (or already
+seen earlier in the same batch) is a no-op before any other rule is looked at; then conflicts,
+then the seq rules. Every refusal names ``FILE:LINE: $.path: message (run R, seq S)``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+import uuid
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+import msgspec
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from . import events as ev
+from .errors import ConflictError, LimitError, SchemaError
+from .store import EVENTS_SCHEMA, Store, now_utc
+
+MAX_REPORTED = 20  # problems listed per refused batch; more are counted, not listed
+
+
+@dataclasses.dataclass(frozen=True)
+class Limits:
+    """Input limits; every one is configurable because harnesses differ in what they record."""
+
+    max_line_bytes: int = 8 * 1024 * 1024
+    max_depth: int = 64
+    max_events_per_run: int = 1_000_000
+
+
+DEFAULT_LIMITS = Limits()
+
+
+@dataclasses.dataclass(frozen=True)
+class Parsed:
+    line: int
+    event: ev.Event
+    data: bytes  # canonical encoding
+    hash: str
+
+
+@dataclasses.dataclass
+class IngestReport:
+    source: str
+    runs: int = 0
+    events: int = 0
+    new: int = 0
+    present: int = 0
+    new_runs: int = 0
+    version: int | None = None
+    commit_id: str | None = None
+
+    def line(self) -> str:
+        return (
+            f"{self.source}: {self.runs} runs, {self.events} events read: "
+            f"{self.new} new, {self.present} already present"
+        )
+
+
+@dataclasses.dataclass
+class RunInfo:
+    """What a run's run_started says, copied onto every event row of the run."""
+
+    suite: str | None = None
+    task: str | None = None
+    batch: str | None = None
+    mode: str | None = None
+    split: str | None = None
+    agent_name: str | None = None
+    agent_model: str | None = None
+    device: str | None = None
+    pair_id: str | None = None
+    pair_round: int | None = None
+
+    @classmethod
+    def of(cls, start: ev.RunStarted, split: str | None) -> RunInfo:
+        return cls(
+            suite=start.suite,
+            task=start.task,
+            batch=start.batch,
+            mode=start.mode,
+            split=start.split or split,
+            agent_name=start.agent.name if start.agent else None,
+            agent_model=start.agent.model if start.agent else None,
+            device=start.device,
+            pair_id=start.pair.id if start.pair else None,
+            pair_round=start.pair.round if start.pair else None,
+        )
+
+
+RUNINFO_FIELDS = [f.name for f in dataclasses.fields(RunInfo)]
+
+# -- parsing ------------------------------------------------------------------------------
+
+_AT = re.compile(r"^(?P<msg>.*?) - at `(?P<path>[^`]*)`$", re.S)
+_REL = re.compile(r"^(?P<rel>[A-Za-z_][\w\[\]\.]*): (?P<msg>.*)$", re.S)
+_UNKNOWN = re.compile(r"^Object contains unknown field `(?P<f>[^`]*)`$")
+_MISSING = re.compile(r"^Object missing required field `(?P<f>[^`]*)`$")
+
+
+def _describe(exc: Exception) -> tuple[str, str]:
+    """Split a msgspec error into (JSON path, message)."""
+    text = str(exc)
+    base = "$"
+    m = _AT.match(text)
+    if m:
+        text, base = m.group("msg"), m.group("path")
+    if isinstance(exc, msgspec.DecodeError) and not m:
+        return "$", text.replace("JSON is malformed: ", "not JSON: ")
+    if (u := _UNKNOWN.match(text)) is not None:
+        return f"{base}.{u.group('f')}", "unknown field"
+    if (u := _MISSING.match(text)) is not None:
+        return f"{base}.{u.group('f')}", "missing required field"
+    if (r := _REL.match(text)) is not None:
+        return f"{base}.{r.group('rel')}", r.group("msg")
+    return base, text.replace("`", "")
+
+
+def _where(raw: bytes) -> str:
+    """`` (run R, seq S)`` for a bad line when those two fields can still be read."""
+    try:
+        obj = msgspec.json.decode(raw)
+    except Exception:  # noqa: BLE001 - best effort only, the line is already refused
+        return ""
+    if not isinstance(obj, dict):
+        return ""
+    run, seq = obj.get("run_id"), obj.get("seq")
+    parts = []
+    if isinstance(run, str):
+        parts.append(f"run {run[:80]}")
+    if isinstance(seq, int) and not isinstance(seq, bool):
+        parts.append(f"seq {seq}")
+    return f" ({', '.join(parts)})" if parts else ""
+
+
+def _depth_exceeds(raw: bytes, limit: int) -> bool:
+    # Cheap pre-check: a line cannot nest deeper than its count of openers.
+    if raw.count(b"[") + raw.count(b"{") <= limit:
+        return False
+    depth = 0
+    in_str = False
+    esc = False
+    for byte in raw:
+        if in_str:
+            if esc:
+                esc = False
+            elif byte == 0x5C:  # backslash
+                esc = True
+            elif byte == 0x22:
+                in_str = False
+        elif byte == 0x22:
+            in_str = True
+        elif byte in (0x5B, 0x7B):
+            depth += 1
+            if depth > limit:
+                return True
+        elif byte in (0x5D, 0x7D):
+            depth -= 1
+    return False
+
+
+def parse(data: bytes, source: str, limits: Limits = DEFAULT_LIMITS) -> list[Parsed]:
+    """Decode every line; raise one :class:`SchemaError` listing the first problems."""
+    out: list[Parsed] = []
+    problems: list[str] = []
+    n_problems = 0
+    decode = ev.DECODER.decode
+    canonical = ev.canonical
+    digest = ev.content_hash
+    for lineno, raw in enumerate(data.split(b"\n"), start=1):
+        if raw.endswith(b"\r"):
+            raw = raw[:-1]
+        if not raw.strip():
+            continue
+        problem: str | None = None
+        if len(raw) > limits.max_line_bytes:
+            problem = (
+                f"$: line is {len(raw)} bytes, over the limit of {limits.max_line_bytes}"
+            )
+        elif _depth_exceeds(raw, limits.max_depth):
+            problem = f"$: nesting deeper than the limit of {limits.max_depth}"
+        else:
+            try:
+                event = decode(raw)
+            except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+                path, msg = _describe(exc)
+                problem = f"{path}: {msg}"
+            else:
+                body = canonical(event)
+                out.append(Parsed(lineno, event, body, digest(body)))
+                continue
+        n_problems += 1
+        if len(problems) < MAX_REPORTED:
+            where = "" if len(raw) > limits.max_line_bytes else _where(raw)
+            problems.append(f"{source}:{lineno}: {problem}{where}")
+    if problems:
+        raise _refusal(SchemaError, problems, n_problems)
+    return out
+
+
+def _refusal(kind: type[Exception], problems: list[str], total: int) -> Exception:
+    more = total - len(problems)
+    text = "\n".join(problems)
+    if more > 0:
+        text += f"\n... and {more} more problems"
+    return kind(text)
+
+
+# -- checking against the store ------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class Existing:
+    """What the store already holds for one run."""
+
+    hashes: dict[int, str]
+    last_seq: int
+    finished_seq: int | None
+    info: RunInfo | None
+
+
+def existing_runs(store: Store, run_ids: Sequence[str]) -> dict[str, Existing]:
+    if not run_ids or not store.has_table("events"):
+        return {}
+    cols = ["run_id", "seq", "hash", "kind", "suite", "task", "batch", "mode", "split",
+            "agent_name", "agent_model", "device", "pair_id", "pair_round"]
+    table = store.read("events", columns=cols, filter=pc.field("run_id").isin(list(run_ids)))
+    out: dict[str, Existing] = {}
+    for row in table.to_pylist():
+        run = out.get(row["run_id"])
+        if run is None:
+            run = out[row["run_id"]] = Existing({}, -1, None, None)
+        seq = row["seq"]
+        run.hashes[seq] = row["hash"]
+        run.last_seq = max(run.last_seq, seq)
+        if row["kind"] == "run_finished":
+            run.finished_seq = seq
+        if row["kind"] == "run_started":
+            run.info = RunInfo(**{k: row[k] for k in RUNINFO_FIELDS})
+    return out
+
+
+def _stored_event(store: Store, run_id: str, seq: int) -> ev.Event | None:
+    table = store.read(
+        "events",
+        columns=["data"],
+        filter=(pc.field("run_id") == run_id) & (pc.field("seq") == seq),
+    )
+    if table.num_rows == 0:
+        return None
+    return ev.decode(table.column("data")[0].as_py())
+
+
+def first_difference(a: Any, b: Any, path: str = "$") -> tuple[str, Any, Any] | None:
+    """The first JSON path where two decoded values differ (for conflict messages)."""
+    if isinstance(a, msgspec.Struct):
+        a = msgspec.to_builtins(a)
+    if isinstance(b, msgspec.Struct):
+        b = msgspec.to_builtins(b)
+    if isinstance(a, dict) and isinstance(b, dict):
+        for key in list(a) + [k for k in b if k not in a]:
+            if key not in a or key not in b:
+                return f"{path}.{key}", a.get(key), b.get(key)
+            diff = first_difference(a[key], b[key], f"{path}.{key}")
+            if diff:
+                return diff
+        return None
+    if isinstance(a, list) and isinstance(b, list):
+        if len(a) != len(b):
+            return path, a, b
+        for i, (x, y) in enumerate(zip(a, b)):
+            diff = first_difference(x, y, f"{path}[{i}]")
+            if diff:
+                return diff
+        return None
+    return None if a == b else (path, a, b)
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+SplitResolver = Callable[[str, str], "str | None"]
+
+
+def plan_batch(
+    store: Store,
+    parsed: list[Parsed],
+    source: str,
+    limits: Limits = DEFAULT_LIMITS,
+    split_of: SplitResolver | None = None,
+) -> tuple[list[tuple[Parsed, RunInfo]], int]:
+    """Decide which events are new; raise if the batch breaks a rule. Caller holds the lock."""
+    run_ids = list(dict.fromkeys(p.event.run_id for p in parsed))
+    stored = existing_runs(store, run_ids)
+    new: list[tuple[Parsed, RunInfo]] = []
+    present = 0
+    problems: list[str] = []
+    n_problems = 0
+    conflict = False
+    seen: dict[tuple[str, int], str] = {}
+    nxt: dict[str, int] = {}
+    finished: dict[str, int] = {}
+    infos: dict[str, RunInfo | None] = {}
+    counts: dict[str, int] = {}
+
+    def refuse(p: Parsed, path: str, msg: str) -> None:
+        nonlocal n_problems
+        n_problems += 1
+        if len(problems) < MAX_REPORTED:
+            problems.append(
+                f"{source}:{p.line}: {path}: {msg} (run {p.event.run_id}, seq {p.event.seq})"
+            )
+
+    for p in parsed:
+        e = p.event
+        run, seq = e.run_id, e.seq
+        old = stored.get(run)
+        if run not in nxt:
+            nxt[run] = old.last_seq + 1 if old else 0
+            if old and old.finished_seq is not None:
+                finished[run] = old.finished_seq
+            infos[run] = old.info if old else None
+            counts[run] = (old.last_seq + 1) if old else 0
+        # 1. identical to what is stored, or to an earlier line of this batch: a no-op.
+        stored_hash = old.hashes.get(seq) if old else None
+        batch_hash = seen.get((run, seq))
+        known = stored_hash or batch_hash
+        if known is not None:
+            if known == p.hash:
+                present += 1
+                continue
+            conflict = True
+            if stored_hash is not None:
+                other = _stored_event(store, run, seq)
+            else:
+                other = next(q.event for q, _ in new if q.event.run_id == run and q.event.seq == seq)
+            diff = first_difference(other, e) if other is not None else None
+            where = "stored" if stored_hash is not None else "earlier in this batch"
+            if diff:
+                path, was, now = diff
+                refuse(p, path, f"conflict: {where} with {_short(was)}, got {_short(now)}")
+            else:
+                refuse(p, "$", f"conflict: {where} with different content")
+            continue
+        # 2. seq rules.
+        if run in finished:
+            refuse(p, "$.seq", f"run already finished at seq {finished[run]}; nothing may follow it")
+            continue
+        if seq != nxt[run]:
+            refuse(p, "$.seq", f"expected {nxt[run]}, got {seq}")
+            continue
+        if (seq == 0) != isinstance(e, ev.RunStarted):
+            msg = "seq 0 must be run_started" if seq == 0 else "run_started only at seq 0"
+            refuse(p, "$.kind", msg)
+            continue
+        counts[run] += 1
+        if counts[run] > limits.max_events_per_run:
+            refuse(p, "$.seq", f"run has more than {limits.max_events_per_run} events (limit)")
+            continue
+        if isinstance(e, ev.RunStarted):
+            split = split_of(e.suite, e.task) if (split_of and e.split is None) else None
+            infos[run] = RunInfo.of(e, split)
+        if isinstance(e, ev.RunFinished):
+            finished[run] = seq
+        seen[(run, seq)] = p.hash
+        nxt[run] = seq + 1
+        info = infos[run]
+        assert info is not None  # seq 0 is always run_started, so info is known by now
+        new.append((p, info))
+    if problems:
+        kind = ConflictError if conflict else SchemaError
+        raise _refusal(kind, problems, n_problems)
+    return new, present
+
+
+# -- rows -----------------------------------------------------------------------------------
+
+
+def _json_or_none(value: Any) -> str | None:
+    return None if value is None else msgspec.json.encode(value).decode()
+
+
+def rows(new: Sequence[tuple[Parsed, RunInfo]], commit_id: str) -> pa.Table:
+    """Arrow rows for new events, in the events table's schema."""
+    events = [p.event for p, _ in new]
+    infos = [i for _, i in new]
+
+    def attr(name: str) -> list[Any]:
+        return [getattr(e, name, None) for e in events]
+
+    def sub(outer: str, inner: str) -> list[Any]:
+        out = []
+        for e in events:
+            obj = getattr(e, outer, None)
+            out.append(None if obj is None else getattr(obj, inner))
+        return out
+
+    def text(e: ev.Event) -> str | None:
+        if isinstance(e, (ev.ScreenRead, ev.AnswerGiven, ev.TakeoverRequested)):
+            return e.text
+        return None
+
+    def name(e: ev.Event) -> str | None:
+        if isinstance(e, ev.ProbeRead):
+            return e.name
+        if isinstance(e, ev.JudgementRecorded):
+            return e.judge
+        return None
+
+    def value(e: ev.Event) -> str | None:
+        if isinstance(e, ev.SheetChanged):
+            return _json_or_none(e.value)
+        if isinstance(e, ev.ProbeRead):
+            return _json_or_none(e.value)
+        return None
+
+    def route(e: ev.Event, part: str) -> str | None:
+        r = getattr(e, "route", None)
+        return None if r is None else getattr(r, part)
+
+    def app(e: ev.Event) -> str | None:
+        if isinstance(e, ev.ScreenRead):
+            return e.app
+        return None
+
+    def action(e: ev.Event) -> str | None:
+        if isinstance(e, (ev.StepTaken, ev.ConfirmationShown)):
+            return e.action
+        return None
+
+    def usage(part: str) -> list[Any]:
+        return [getattr(e.usage, part) if getattr(e, "usage", None) else None for e in events]
+
+    def timing(part: str) -> list[Any]:
+        return [
+            float(getattr(e.timing, part)) if getattr(e, "timing", None) else None for e in events
+        ]
+
+    now = now_utc()
+    cols: dict[str, Any] = {
+        "run_id": [e.run_id for e in events],
+        "seq": [e.seq for e in events],
+        "ts": [e.ts for e in events],
+        "kind": [type(e).__struct_config__.tag for e in events],
+        **{f: [getattr(i, f) for i in infos] for f in RUNINFO_FIELDS},
+        "action": [action(e) for e in events],
+        "text": [text(e) for e in events],
+        "app": [app(e) for e in events],
+        "route_app": [route(e, "app") for e in events],
+        "route_path": [route(e, "path") for e in events],
+        "image": attr("image"),
+        "op": attr("op"),
+        "field": attr("field"),
+        "value": [value(e) for e in events],
+        "name": [name(e) for e in events],
+        "question": attr("question"),
+        "reply": attr("reply"),
+        "reason": attr("reason"),
+        "outcome": attr("outcome"),
+        "input_tokens": usage("input_tokens"),
+        "output_tokens": usage("output_tokens"),
+        "cached_tokens": usage("cached_tokens"),
+        "model_ms": timing("model_ms"),
+        "read_ms": timing("read_ms"),
+        "act_ms": timing("act_ms"),
+        "other_ms": timing("other_ms"),
+        "data": [p.data.decode() for p, _ in new],
+        "hash": [p.hash for p, _ in new],
+        "commit_id": [commit_id] * len(events),
+        "ingested_at": [now] * len(events),
+    }
+    # "image" and "op" exist on several kinds with other meanings; keep only the intended ones.
+    cols["image"] = [e.image if isinstance(e, ev.ScreenRead) else None for e in events]
+    cols["op"] = [e.op if isinstance(e, ev.SheetChanged) else None for e in events]
+    cols["field"] = [e.field if isinstance(e, ev.SheetChanged) else None for e in events]
+    return pa.table(cols, schema=EVENTS_SCHEMA)
+
+
+# -- the command ----------------------------------------------------------------------------
+
+
+def ingest_bytes(
+    store: Store,
+    data: bytes,
+    source: str,
+    limits: Limits = DEFAULT_LIMITS,
+    split_of: SplitResolver | None = None,
+) -> IngestReport:
+    """Validate and append one batch; all of it or nothing. Durable when this returns."""
+    parsed = parse(data, source, limits)
+    return ingest_events(store, parsed, source, limits, split_of)
+
+
+def ingest_events(
+    store: Store,
+    parsed: list[Parsed],
+    source: str,
+    limits: Limits = DEFAULT_LIMITS,
+    split_of: SplitResolver | None = None,
+) -> IngestReport:
+    report = IngestReport(source)
+    report.events = len(parsed)
+    report.runs = len({p.event.run_id for p in parsed})
+    if not parsed:
+        return report
+    with store.lock():
+        new, present = plan_batch(store, parsed, source, limits, split_of)
+        report.present = present
+        report.new = len(new)
+        report.new_runs = len({p.event.run_id for p, _ in new if p.event.seq == 0})
+        if new:
+            report.commit_id = uuid.uuid4().hex
+            report.version = store.append("events", rows(new, report.commit_id))
+    return report
+
+
+def parsed_from_events(events: Iterable[ev.Event], source: str = "<events>") -> list[Parsed]:
+    """Validate already-built events (recorder, importers) for :func:`ingest_events`.
+
+    Struct constructors do not check constraints (patterns, bounds), so each event goes through
+    the same decoder as a file line would.
+    """
+    data = b"\n".join(ev.encode(e) for e in events)
+    return parse(data, source)

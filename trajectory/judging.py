@@ -1,0 +1,569 @@
+"""Judging passes: replay finished runs, call each suite's pure judge, append the verdicts.
+
+A pass is atomic. All its verdicts are appended in one commit, then one row in ``passes``
+makes them visible: the views join verdicts to passes, so a pass killed before its pass row is
+written leaves no visible trace, and one killed after has left everything.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as _dt
+import json
+import os
+import secrets
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pyarrow as pa
+
+import suites as suite_pkg
+from judges.base import Check, Suite, Verdict
+from replay import replay
+from replay.state import RunState
+
+from . import events as ev
+from .errors import NotFound, QueryError
+from .query import Views, check_sql
+from .store import Store, now_utc
+
+# -- suites ---------------------------------------------------------------------------------
+
+
+class SuiteResolver:
+    """Finds the suite for a run's ``suite`` name: a folder registered with the store first,
+    then the bundled suites. ``overrides`` (tests, the demo's fixed copy) win over both."""
+
+    def __init__(self, store: Store | None = None, overrides: dict[str, Suite] | None = None):
+        self.store = store
+        self.overrides = dict(overrides or {})
+        self._cache: dict[str, Suite | None] = {}
+        self._builtin: dict[str, Suite] | None = None
+
+    def registered(self) -> dict[str, dict[str, Any]]:
+        """Suite name -> its latest registration ({path, at, by})."""
+        if self.store is None or not self.store.has_table("meta"):
+            return {}
+        out: dict[str, dict[str, Any]] = {}
+        for row in sorted(self.store.read("meta").to_pylist(), key=lambda r: r["at"]):
+            if row["kind"] == "suite":
+                out[row["key"]] = {**json.loads(row["data"]), "at": row["at"], "by": row["by"]}
+        return out
+
+    def builtin(self) -> dict[str, Suite]:
+        if self._builtin is None:
+            self._builtin = {}
+            for name in suite_pkg.builtin_names():
+                suite = suite_pkg.load_builtin(name)
+                for alias in getattr(suite, "names", None) or (suite.name,):
+                    self._builtin.setdefault(alias, suite)
+        return self._builtin
+
+    def get(self, name: str | None) -> Suite | None:
+        if name is None:
+            return None
+        if name in self.overrides:
+            return self.overrides[name]
+        if name not in self._cache:
+            reg = self.registered().get(name)
+            if reg is not None:
+                self._cache[name] = suite_pkg.load_folder(Path(reg["path"]))
+            else:
+                self._cache[name] = self.builtin().get(name)
+        return self._cache[name]
+
+    def split_of(self, suite: str, task: str) -> str | None:
+        s = self.get(suite)
+        if s is None:
+            return None
+        try:
+            return s.task_split(task)
+        except Exception:  # noqa: BLE001 - an unknown task simply has no own split
+            return None
+
+
+def register_suite(store: Store, name: str, path: str | os.PathLike[str], by: str | None = None) -> None:
+    from .query import _user
+
+    row = {
+        "kind": ["suite"],
+        "key": [name],
+        "at": [now_utc()],
+        "by": [by or os.environ.get("TRAJ_USER") or _user()],
+        "data": [json.dumps({"path": str(Path(path).absolute())})],
+    }
+    store.append("meta", pa.table(row))
+
+
+# -- selecting and loading runs ----------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class Selection:
+    finished: list[str]
+    open: list[str]
+
+
+def select_runs(
+    store: Store,
+    *,
+    suite: str | None = None,
+    run_ids: Sequence[str] | None = None,
+    where: str | None = None,
+    batch: str | None = None,
+) -> Selection:
+    """Runs matching the filters (all pools: holdout runs are judged too, only shown apart)."""
+    conds = ["TRUE"]
+    params: list[Any] = []
+    if suite:
+        conds.append("suite = ?")
+        params.append(suite)
+    if batch:
+        conds.append("batch = ?")
+        params.append(batch)
+    if run_ids:
+        conds.append("list_contains(?, run_id)")
+        params.append(list(run_ids))
+    if where:
+        conds.append(f"({where})")
+    sql = "SELECT run_id, outcome IS NOT NULL AS finished FROM _runs_all WHERE " + " AND ".join(conds)
+    with Views(store, split=None) as views:
+        if where:
+            # The condition is a person's SQL: the whole statement goes through the sandbox.
+            check_sql(views.con, sql.replace("?", "NULL"))
+        try:
+            rows = views.con.execute(sql + " ORDER BY run_id", params).fetchall()
+        except Exception as exc:
+            raise QueryError(f"--where: {str(exc).splitlines()[0]}") from exc
+    if run_ids:
+        found = {r[0] for r in rows}
+        missing = [r for r in run_ids if r not in found]
+        if missing:
+            raise NotFound(f"no such run: {', '.join(missing[:5])}")
+    return Selection([r[0] for r in rows if r[1]], [r[0] for r in rows if not r[1]])
+
+
+def load_events(store: Store, run_ids: Sequence[str], version: int | None = None) -> dict[str, list[ev.Event]]:
+    """Decoded events of the given runs, in seq order."""
+    out: dict[str, list[ev.Event]] = {r: [] for r in run_ids}
+    if not run_ids:
+        return out
+    with Views(store, split=None, version=version) as views:
+        views.con.register("_wanted", pa.table({"run_id": list(run_ids)}))
+        table = views.arrow(
+            "SELECT run_id, data FROM events WHERE run_id IN (SELECT run_id FROM _wanted) "
+            "ORDER BY run_id, seq"
+        )
+    decode = ev.DECODER.decode
+    for run_id, data in zip(table.column("run_id").to_pylist(), table.column("data").to_pylist()):
+        out[run_id].append(decode(data))
+    return out
+
+
+def load_state(store: Store, run_id: str, at: int | None = None) -> RunState:
+    events = load_events(store, [run_id])[run_id]
+    if not events:
+        raise NotFound(f"no such run: {run_id}")
+    if at is not None:
+        if at < 0:
+            raise NotFound(f"run {run_id}: --at must be >= 0")
+        events = [e for e in events if e.seq <= at]
+    return replay(events)
+
+
+# -- judging ----------------------------------------------------------------------------------
+
+
+def judge_state(resolver: SuiteResolver, state: RunState) -> tuple[Verdict, str]:
+    """The verdict for one replayed run and the judge version; never raises."""
+    suite = resolver.get(state.suite)
+    if suite is None:
+        return Verdict.error(f"unknown suite {state.suite!r}"), "unknown"
+    try:
+        task = suite.get_task(state.task or "", state.params)
+    except Exception as exc:  # noqa: BLE001 - any failure to find the task is this run's error
+        return Verdict.error(f"unknown task {state.task!r} in suite {state.suite!r}: {_msg(exc)}"), "unknown"
+    try:
+        version = suite.version(task)
+    except Exception as exc:  # noqa: BLE001
+        return Verdict.error(f"cannot version the judge: {_msg(exc)}"), "unknown"
+    try:
+        verdict = suite.judge(task, state)
+        if not isinstance(verdict, Verdict):
+            raise TypeError(f"judge returned {type(verdict).__name__}, not a Verdict")
+    except Exception as exc:  # noqa: BLE001 - a judge that raises gives this run an error verdict
+        return Verdict.error(f"judge raised {type(exc).__name__}: {_msg(exc)}"), version
+    return verdict, version
+
+
+def _msg(exc: BaseException) -> str:
+    text = str(exc).strip()
+    if isinstance(exc, KeyError) and len(exc.args) == 1 and isinstance(exc.args[0], str):
+        text = exc.args[0]
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def _json(value: Any) -> str:
+    return msgspec.json.encode(value, enc_hook=_enc_hook).decode()
+
+
+def _enc_hook(value: Any) -> Any:
+    if isinstance(value, (set, frozenset)):
+        return sorted(value, key=str)
+    if hasattr(value, "pattern"):  # re.Pattern
+        return f"re:{value.pattern}"
+    if hasattr(value, "isoformat"):
+        return value.isoformat()
+    return str(value)
+
+
+def verdict_row(pass_id: str, state: RunState, verdict: Verdict, version: str, at: _dt.datetime) -> dict[str, Any]:
+    return {
+        "pass_id": pass_id,
+        "run_id": state.run_id,
+        "suite": state.suite,
+        "task": state.task,
+        "batch": state.batch,
+        "split": state.split,
+        "outcome": verdict.outcome,
+        "score": float(verdict.score),
+        "reason": verdict.reason,
+        "checks": [
+            {
+                "name": c.name,
+                "passed": bool(c.passed),
+                "expected": _json(c.expected),
+                "actual": _json(c.actual),
+                "reason": c.reason,
+            }
+            for c in verdict.checks
+        ],
+        "judge_version": version,
+        "judged_at": at,
+        "details": None if verdict.details is None else _json(verdict.details),
+    }
+
+
+def new_pass_id(at: _dt.datetime) -> str:
+    # Sorts by time, then by a random tail so that two passes in one microsecond still differ.
+    return f"p{at.strftime('%Y%m%dT%H%M%S%f')}-{secrets.token_hex(2)}"
+
+
+@dataclasses.dataclass
+class PassResult:
+    pass_id: str
+    started_at: _dt.datetime
+    finished_at: _dt.datetime
+    rows: list[dict[str, Any]]
+    open_runs: int
+    written: bool
+    versions: dict[str, str]
+
+    @property
+    def counts(self) -> Counter[str]:
+        return Counter(r["outcome"] for r in self.rows)
+
+    def summary(self) -> str:
+        c = self.counts
+        parts = ", ".join(f"{c[k]} {k}" for k in ("pass", "fail", "error", "skipped", "na") if c[k])
+        line = f"pass {self.pass_id}: judged {len(self.rows)} runs" + (f" ({parts})" if parts else "")
+        if self.open_runs:
+            line += f"; left {self.open_runs} open run{'s' if self.open_runs != 1 else ''} unjudged"
+        if not self.written:
+            line += " [dry run: nothing written]"
+        return line
+
+
+def judge_runs(
+    store: Store,
+    resolver: SuiteResolver,
+    *,
+    suite: str | None = None,
+    run_ids: Sequence[str] | None = None,
+    where: str | None = None,
+    batch: str | None = None,
+    dry_run: bool = False,
+    by: str | None = None,
+    command: str | None = None,
+    note: str | None = None,
+    kind: str = "judge",
+) -> PassResult:
+    """One judging pass over the selected finished runs."""
+    started = now_utc()
+    pass_id = new_pass_id(started)
+    sel = select_runs(store, suite=suite, run_ids=run_ids, where=where, batch=batch)
+    events = load_events(store, sel.finished)
+    rows = []
+    versions: dict[str, str] = {}
+    for run_id in sel.finished:
+        state = replay(events[run_id])
+        verdict, version = judge_state(resolver, state)
+        s = resolver.get(state.suite)
+        if s is not None and state.suite not in versions:
+            versions[state.suite or ""] = s.code_version()
+        rows.append(verdict_row(pass_id, state, verdict, version, started))
+    result = PassResult(pass_id, started, now_utc(), rows, len(sel.open), False, versions)
+    if not dry_run and rows:
+        write_pass(
+            store,
+            result,
+            kind=kind,
+            by=by,
+            command=command,
+            filters={"suite": suite, "run_ids": list(run_ids or []), "where": where, "batch": batch},
+            note=note,
+        )
+    return result
+
+
+def write_pass(
+    store: Store,
+    result: PassResult,
+    *,
+    kind: str,
+    by: str | None,
+    command: str | None,
+    filters: dict[str, Any],
+    note: str | None = None,
+) -> None:
+    from .query import _user
+
+    store.append("verdicts", pa.Table.from_pylist(result.rows, schema=_verdict_schema()))
+    store.append(
+        "passes",
+        pa.table(
+            {
+                "pass_id": [result.pass_id],
+                "kind": [kind],
+                "started_at": [result.started_at],
+                "finished_at": [now_utc()],
+                "runs": [len(result.rows)],
+                "by": [by or os.environ.get("TRAJ_USER") or _user()],
+                "command": [command],
+                "filters": [json.dumps(filters, ensure_ascii=False)],
+                "versions": [json.dumps(result.versions)],
+                "note": [note],
+            }
+        ),
+    )
+    result.written = True
+
+
+def _verdict_schema() -> pa.Schema:
+    from .store import VERDICTS_SCHEMA
+
+    return VERDICTS_SCHEMA
+
+
+# -- current verdicts and diffs --------------------------------------------------------------------
+
+
+def pass_rows(store: Store, pass_id: str) -> list[dict[str, Any]]:
+    with Views(store, split=None) as views:
+        table = views.arrow("SELECT * FROM _history_all WHERE pass_id = ? ORDER BY run_id", [pass_id])
+    return table.to_pylist()
+
+
+def current_rows(store: Store, run_ids: Sequence[str] | None = None) -> dict[str, dict[str, Any]]:
+    """The current (latest) verdict per run, all pools."""
+    with Views(store, split=None) as views:
+        table = views.arrow(
+            "SELECT * FROM _history_all QUALIFY row_number() OVER "
+            "(PARTITION BY run_id ORDER BY judged_at DESC, pass_id DESC) = 1"
+        )
+    rows = {r["run_id"]: r for r in table.to_pylist()}
+    if run_ids is not None:
+        wanted = set(run_ids)
+        rows = {k: v for k, v in rows.items() if k in wanted}
+    return rows
+
+
+def passes(store: Store) -> list[dict[str, Any]]:
+    if not store.has_table("passes"):
+        return []
+    return sorted(store.read("passes").to_pylist(), key=lambda r: (r["started_at"], r["pass_id"]))
+
+
+@dataclasses.dataclass
+class CheckChange:
+    name: str
+    before: dict[str, Any] | None
+    after: dict[str, Any] | None
+
+
+@dataclasses.dataclass
+class Flip:
+    run_id: str
+    suite: str | None
+    task: str | None
+    before: str
+    after: str
+    before_score: float
+    after_score: float
+    before_reason: str
+    after_reason: str
+    changes: list[CheckChange]
+
+    @property
+    def kind(self) -> str:
+        return f"{self.before}→{self.after}"
+
+
+@dataclasses.dataclass
+class Diff:
+    before_label: str
+    after_label: str
+    common: int
+    flips: list[Flip]
+    score_changes: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "before": self.before_label,
+            "after": self.after_label,
+            "runs_in_both": self.common,
+            "flips": [
+                {
+                    "run_id": f.run_id,
+                    "suite": f.suite,
+                    "task": f.task,
+                    "from": f.before,
+                    "to": f.after,
+                    "score_from": f.before_score,
+                    "score_to": f.after_score,
+                    "reason_from": f.before_reason,
+                    "reason_to": f.after_reason,
+                    "checks": [
+                        {"name": c.name, "before": c.before, "after": c.after} for c in f.changes
+                    ],
+                }
+                for f in self.flips
+            ],
+            "score_changes_without_flip": self.score_changes,
+        }
+
+
+def _checks_by_name(row: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    for c in row.get("checks") or []:
+        name = c["name"]
+        while name in out:  # repeated names keep their order
+            name += "'"
+        out[name] = {
+            "passed": c["passed"],
+            "expected": json.loads(c["expected"]) if c["expected"] is not None else None,
+            "actual": json.loads(c["actual"]) if c["actual"] is not None else None,
+            "reason": c["reason"],
+        }
+    return out
+
+
+def compare(
+    before: dict[str, dict[str, Any]],
+    after: dict[str, dict[str, Any]],
+    before_label: str,
+    after_label: str,
+) -> Diff:
+    common = sorted(set(before) & set(after))
+    flips = []
+    score_changes = 0
+    for run_id in common:
+        a, b = before[run_id], after[run_id]
+        if a["outcome"] == b["outcome"]:
+            if abs((a["score"] or 0) - (b["score"] or 0)) > 1e-12:
+                score_changes += 1
+            continue
+        ca, cb = _checks_by_name(a), _checks_by_name(b)
+        changes = [
+            CheckChange(n, ca.get(n), cb.get(n))
+            for n in list(ca) + [n for n in cb if n not in ca]
+            if ca.get(n) != cb.get(n)
+        ]
+        flips.append(
+            Flip(
+                run_id, b["suite"], b["task"], a["outcome"], b["outcome"],
+                a["score"] or 0.0, b["score"] or 0.0, a["reason"] or "", b["reason"] or "", changes,
+            )
+        )
+    flips.sort(key=lambda f: (f.suite or "", f.task or "", f.run_id))
+    return Diff(before_label, after_label, len(common), flips, score_changes)
+
+
+def diff_passes(store: Store, pass_a: str | None = None, pass_b: str | None = None) -> Diff:
+    """Flips between two passes; by default the latest pass and the latest earlier one that
+    judged some of the same runs."""
+    all_passes = passes(store)
+    ids = [p["pass_id"] for p in all_passes]
+    for p in (pass_a, pass_b):
+        if p is not None and p not in ids:
+            raise NotFound(f"no such pass: {p}")
+    if pass_a is None and pass_b is None:
+        if len(all_passes) < 2:
+            raise NotFound("need two judging passes to diff; run `traj judge` again after a change")
+        pass_b = ids[-1]
+        runs_b = {r["run_id"] for r in pass_rows(store, pass_b)}
+        for cand in reversed(ids[:-1]):
+            if runs_b & {r["run_id"] for r in pass_rows(store, cand)}:
+                pass_a = cand
+                break
+        if pass_a is None:
+            raise NotFound(f"no earlier pass judged any run of {pass_b}")
+    elif pass_a is None or pass_b is None:
+        raise NotFound("give two passes, or none for the latest two")
+    rows_a = {r["run_id"]: r for r in pass_rows(store, pass_a)}
+    rows_b = {r["run_id"]: r for r in pass_rows(store, pass_b)}
+    return compare(rows_a, rows_b, pass_a, pass_b)
+
+
+def dry_run_diff(store: Store, result: PassResult) -> Diff:
+    current = current_rows(store, [r["run_id"] for r in result.rows])
+    new = {r["run_id"]: {**r, "checks": r["checks"]} for r in result.rows}
+    return compare(current, new, "current verdicts", "dry run")
+
+
+def _show(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 70 else text[:67] + "..."
+
+
+def render_diff(diff: Diff) -> str:
+    lines = [
+        f"diff {diff.before_label} → {diff.after_label}: {diff.common} runs in both, "
+        f"{len(diff.flips)} flip{'s' if len(diff.flips) != 1 else ''}"
+    ]
+    kinds = Counter(f.kind for f in diff.flips)
+    if kinds:
+        lines.append("  " + ", ".join(f"{n} {k}" for k, n in sorted(kinds.items())))
+    by_suite: dict[str, dict[str, list[Flip]]] = defaultdict(lambda: defaultdict(list))
+    for f in diff.flips:
+        by_suite[f.suite or "?"][f.task or "?"].append(f)
+    for suite_name, tasks in by_suite.items():
+        lines.append(f"suite {suite_name}")
+        for task, flips in tasks.items():
+            lines.append(f"  task {task}")
+            for f in flips:
+                lines.append(
+                    f"    {f.run_id}: {f.before} → {f.after} (score {f.before_score:.3g} → {f.after_score:.3g})"
+                )
+                for c in f.changes:
+                    b, a = c.before or {}, c.after or {}
+                    state = lambda d: "—" if not d else ("passed" if d["passed"] else "failed")  # noqa: E731
+                    lines.append(f"      check {c.name}: {state(b)} → {state(a)}")
+                    exp = a.get("expected", b.get("expected"))
+                    act = a.get("actual", b.get("actual"))
+                    lines.append(f"        expected {_show(exp)}, actual {_show(act)}")
+                    if b.get("expected") != a.get("expected") and b and a:
+                        lines.append(f"        (expected was {_show(b.get('expected'))})")
+                    if b.get("reason"):
+                        lines.append(f"        before: {b['reason']}")
+                    if a.get("reason"):
+                        lines.append(f"        after: {a['reason']}")
+                if not f.changes and (f.before_reason or f.after_reason):
+                    lines.append(f"      reason: {f.before_reason!r} → {f.after_reason!r}")
+    if diff.score_changes:
+        lines.append(f"({diff.score_changes} runs changed score without changing outcome)")
+    return "\n".join(lines)
+

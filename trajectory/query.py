@@ -1,0 +1,296 @@
+"""SQL over the store: views ``events``, ``runs``, ``verdicts``, ``verdict_history``, ``passes``,
+``overrides``, and a sandbox that lets nothing out.
+
+The sandbox has two walls. First, the statement is parsed by DuckDB itself: exactly one
+statement, of type SELECT, whose table functions are all on a short allow-list (no
+``read_csv``, ``read_parquet``, ``glob`` ...). Second, the connection is locked before the
+user's SQL runs: external access off (no files, no URLs, no extensions) except the store's own
+table folders, and the configuration frozen so that SQL cannot turn it back on.
+"""
+
+from __future__ import annotations
+
+import getpass
+import json
+import os
+from collections.abc import Iterator
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+
+from .errors import QueryError
+from .store import TABLES, Store, now_utc
+
+SPLITS = ("tune", "holdout")
+
+# Table functions a query may use: they compute, they do not read anything.
+ALLOWED_TABLE_FUNCTIONS = frozenset({"range", "generate_series", "unnest"})
+# Scalar functions that read the environment or files even though they are not table functions.
+DENIED_FUNCTIONS = frozenset({"getenv", "read_text", "read_blob", "current_setting"})
+
+RUNS_SQL = """
+SELECT
+    run_id,
+    any_value(suite) AS suite,
+    any_value(task) AS task,
+    any_value(batch) AS batch,
+    any_value(agent_name) AS agent,
+    any_value(agent_model) AS model,
+    any_value(mode) AS mode,
+    any_value(device) AS device,
+    coalesce(any_value(split), 'tune') AS split,
+    any_value(pair_id) AS pair_id,
+    any_value(pair_round) AS pair_round,
+    min(ts) AS started_at,
+    max(ts) FILTER (WHERE kind = 'run_finished') AS ended_at,
+    any_value(outcome) FILTER (WHERE kind = 'run_finished') AS outcome,
+    any_value(json_extract_string(data, '$.skip_reason')) FILTER (WHERE kind = 'run_finished')
+        AS skip_reason,
+    count(*) FILTER (WHERE kind = 'step_taken') AS steps,
+    count(*) FILTER (WHERE kind = 'screen_read') AS screens,
+    count(*) AS events,
+    max(seq) AS last_seq,
+    coalesce(sum(input_tokens), 0) AS input_tokens,
+    coalesce(sum(output_tokens), 0) AS output_tokens,
+    coalesce(sum(cached_tokens), 0) AS cached_tokens,
+    coalesce(sum(input_tokens), 0) + coalesce(sum(output_tokens), 0) AS tokens,
+    coalesce(sum(model_ms), 0) AS model_ms,
+    coalesce(sum(read_ms), 0) AS read_ms,
+    coalesce(sum(act_ms), 0) AS act_ms,
+    coalesce(sum(other_ms), 0) AS other_ms,
+    epoch_ms(max(ts)) - epoch_ms(min(ts)) AS duration_ms
+FROM events
+GROUP BY run_id
+"""
+
+HISTORY_SQL = """
+SELECT v.pass_id, v.run_id, v.suite, v.task, v.batch, coalesce(v.split, 'tune') AS split,
+       v.outcome, v.score, v.reason, v.checks, v.judge_version, v.judged_at, v.details,
+       p.kind AS pass_kind
+FROM _verdicts v JOIN _passes p USING (pass_id)
+"""
+
+
+def _empty(schema: pa.Schema) -> pa.Table:
+    return pa.table({f.name: pa.array([], f.type) for f in schema}, schema=schema)
+
+
+class Views:
+    """A DuckDB connection with the store's views defined, optionally sandboxed."""
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        split: str | None = "tune",
+        version: int | None = None,
+        sandbox: bool = True,
+    ):
+        if split is not None and split not in SPLITS:
+            raise QueryError(f"--split must be one of {', '.join(SPLITS)}, got {split!r}")
+        self.store = store
+        self.split = split
+        self.con = duckdb.connect(":memory:")
+        self.con.execute("SET threads TO 2")
+        folders = []
+        for name, schema in TABLES.items():
+            files = store.files(name, version if name == "events" else None)
+            raw = f"_{name}"
+            if files:
+                self.con.execute(
+                    f"CREATE VIEW {raw} AS SELECT * FROM read_parquet($files, union_by_name=true)".replace(
+                        "$files", "[" + ", ".join(_sql_str(f) for f in files) + "]"
+                    )
+                )
+                folders.append(store.table_uri(name))
+            else:
+                self.con.register(f"{raw}_empty", _empty(schema))
+                self.con.execute(f"CREATE VIEW {raw} AS SELECT * FROM {raw}_empty")
+        pool = "" if split is None else f" WHERE split = {_sql_str(split)}"
+        self.con.execute("CREATE VIEW events AS SELECT * FROM _events")
+        self.con.execute(f"CREATE VIEW _runs_all AS {RUNS_SQL}")
+        self.con.execute(f"CREATE VIEW runs AS SELECT * FROM _runs_all{pool}")
+        self.con.execute(f"CREATE VIEW _history_all AS {HISTORY_SQL}")
+        self.con.execute(f"CREATE VIEW verdict_history AS SELECT * FROM _history_all{pool}")
+        self.con.execute(
+            "CREATE VIEW verdicts AS SELECT * FROM verdict_history "
+            "QUALIFY row_number() OVER (PARTITION BY run_id ORDER BY judged_at DESC, pass_id DESC) = 1"
+        )
+        self.con.execute("CREATE VIEW passes AS SELECT * FROM _passes")
+        self.con.execute("CREATE VIEW overrides AS SELECT * FROM _overrides")
+        if sandbox:
+            allowed = "[" + ", ".join(_sql_str(f + "/") for f in folders) + "]"
+            self.con.execute(f"SET allowed_directories = {allowed}")
+            self.con.execute("SET enable_external_access = false")
+            self.con.execute("SET autoload_known_extensions = false")
+            self.con.execute("SET autoinstall_known_extensions = false")
+            self.con.execute("SET lock_configuration = true")
+
+    def close(self) -> None:
+        self.con.close()
+
+    def __enter__(self) -> Views:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def sql(self, sql: str, params: list[Any] | None = None) -> duckdb.DuckDBPyRelation:
+        """Internal queries (trusted): no sandbox check."""
+        return self.con.execute(sql, params or [])
+
+    def arrow(self, sql: str, params: list[Any] | None = None) -> pa.Table:
+        return self.con.sql(sql, params=params or None).to_arrow_table()
+
+    def user_query(self, sql: str) -> pa.Table:
+        """A person's SQL: checked, then run on the locked connection."""
+        check_sql(self.con, sql)
+        try:
+            return self.con.sql(sql).to_arrow_table()
+        except duckdb.Error as exc:
+            raise QueryError(_one_line(exc)) from exc
+
+
+def _sql_str(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _one_line(exc: Exception) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__
+
+
+def _walk(node: Any) -> Iterator[dict[str, Any]]:
+    if isinstance(node, dict):
+        yield node
+        for value in node.values():
+            yield from _walk(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _walk(value)
+
+
+def check_sql(con: duckdb.DuckDBPyConnection, sql: str) -> None:
+    """Refuse anything but one read-only SELECT over the views."""
+    try:
+        statements = con.extract_statements(sql)
+    except duckdb.Error as exc:
+        raise QueryError(_one_line(exc)) from exc
+    if len(statements) != 1:
+        raise QueryError(f"refused: exactly one statement is allowed, got {len(statements)}")
+    kind = statements[0].type
+    if kind != duckdb.StatementType.SELECT:
+        raise QueryError(f"refused: only SELECT queries are allowed, got {kind.name}")
+    try:
+        tree = json.loads(con.execute("SELECT json_serialize_sql(?)", [sql]).fetchall()[0][0])
+    except duckdb.Error as exc:
+        raise QueryError(_one_line(exc)) from exc
+    if tree.get("error"):
+        raise QueryError(f"refused: {tree.get('error_message', 'cannot parse the query')}")
+    for node in _walk(tree):
+        if node.get("type") == "TABLE_FUNCTION":
+            fn = (node.get("function") or {}).get("function_name", "")
+            if fn.lower() not in ALLOWED_TABLE_FUNCTIONS:
+                raise QueryError(f"refused: table function {fn}() is not allowed in queries")
+        if node.get("class") == "FUNCTION" and str(node.get("function_name", "")).lower() in DENIED_FUNCTIONS:
+            raise QueryError(f"refused: function {node['function_name']}() is not allowed in queries")
+        if node.get("type") == "BASE_TABLE":
+            schema = str(node.get("schema_name") or "")
+            catalog = str(node.get("catalog_name") or "")
+            name = str(node.get("table_name") or "")
+            if "/" in name or "." in name or name.startswith("'") or "://" in name:
+                raise QueryError(f"refused: {name!r} is a file or URL, not a view")
+            if schema.lower() in ("information_schema", "pg_catalog") or catalog.lower() in ("system", "temp"):
+                continue
+
+
+def record_holdout_view(store: Store, command: str, detail: dict[str, Any] | None = None) -> None:
+    """Every look at the holdout pool is itself recorded, for the reports to list."""
+    by = os.environ.get("TRAJ_USER") or _user()
+    row = {
+        "kind": ["holdout_view"],
+        "key": [command],
+        "at": [now_utc()],
+        "by": [by],
+        "data": [json.dumps(detail or {}, ensure_ascii=False)],
+    }
+    store.append("meta", pa.table(row))
+
+
+def _user() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "unknown"
+
+
+def holdout_views(store: Store) -> list[dict[str, Any]]:
+    if not store.has_table("meta"):
+        return []
+    rows = store.read("meta").to_pylist()
+    return sorted((r for r in rows if r["kind"] == "holdout_view"), key=lambda r: r["at"])
+
+
+def format_table(table: pa.Table, fmt: str = "table") -> str:
+    """Render a result for people (table) or pipes (csv, json, jsonl)."""
+    rows = table.to_pylist()
+    names = table.column_names
+    if fmt == "json":
+        return json.dumps(rows, ensure_ascii=False, default=_json_default)
+    if fmt == "jsonl":
+        return "\n".join(json.dumps(r, ensure_ascii=False, default=_json_default) for r in rows)
+    if fmt == "csv":
+        import csv
+        import io
+
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        w.writerow(names)
+        for r in rows:
+            w.writerow([_cell(r[n]) for n in names])
+        return buf.getvalue().rstrip("\n")
+    if fmt != "table":
+        raise QueryError(f"unknown format {fmt!r} (table, csv, json, jsonl)")
+    cells = [[_cell(r[n]) for n in names] for r in rows]
+    widths = [max([_width(n)] + [_width(c[i]) for c in cells]) for i, n in enumerate(names)]
+    lines = ["  ".join(_pad(n, w) for n, w in zip(names, widths)).rstrip()]
+    lines.append("  ".join("-" * w for w in widths))
+    lines += ["  ".join(_pad(c, w) for c, w in zip(row, widths)).rstrip() for row in cells]
+    lines.append(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
+    return "\n".join(lines)
+
+
+def _json_default(value: Any) -> Any:
+    if hasattr(value, "isoformat"):
+        return value.isoformat()
+    if isinstance(value, (bytes, bytearray)):
+        return value.hex()
+    if isinstance(value, (set, tuple)):
+        return list(value)
+    return str(value)
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    if isinstance(value, (dict, list)):
+        text = json.dumps(value, ensure_ascii=False, default=_json_default)
+    elif hasattr(value, "isoformat"):
+        text = value.isoformat()
+    else:
+        text = str(value)
+    text = text.replace("\n", " ")
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _width(text: str) -> int:
+    import unicodedata
+
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def _pad(text: str, width: int) -> str:
+    return text + " " * max(0, width - _width(text))
