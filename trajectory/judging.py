@@ -23,7 +23,7 @@ import pyarrow as pa
 import suites as suite_pkg
 from judges.base import Check, Suite, Verdict
 from replay import replay
-from replay.state import RunState
+from replay.state import Judgement, RunState
 
 from . import events as ev
 from .errors import NotFound, QueryError
@@ -129,6 +129,7 @@ def select_runs(
         params.append(list(run_ids))
     if where:
         conds.append(f"({where})")
+    conds.append(f"suite IS DISTINCT FROM '{JUDGEMENT_SUITE}'")
     sql = "SELECT run_id, outcome IS NOT NULL AS finished FROM _runs_all WHERE " + " AND ".join(conds)
     with Views(store, split=None) as views:
         if where:
@@ -277,6 +278,38 @@ class PassResult:
         return line
 
 
+JUDGEMENT_SUITE = "traj.judgements"
+
+
+def recorded_judgements(store: Store) -> tuple[Judgement, ...]:
+    """Every LLM judgement recorded in the store's judgement runs.
+
+    A judgement cannot be appended to the run it judges (nothing may follow run_finished), so
+    ``traj judge --llm`` records the answers in a run of its own (suite ``traj.judgements``).
+    They are keyed by judge, model and prompt hash, so any run whose prompt is the same gets
+    the same recorded answer back: re-judging never asks the model twice for one prompt.
+    """
+    if not store.has_table("events"):
+        return ()
+    with Views(store, split=None) as views:
+        table = views.arrow(
+            "SELECT data FROM events WHERE kind = 'judgement_recorded' AND suite = ? ORDER BY ts, run_id, seq",
+            [JUDGEMENT_SUITE],
+        )
+    out = []
+    for data in table.column("data").to_pylist():
+        e = ev.DECODER.decode(data)
+        assert isinstance(e, ev.JudgementRecorded)
+        out.append(Judgement(seq=e.seq, judge=e.judge, model=e.model, key=e.key, output=e.output))
+    return tuple(out)
+
+
+def with_judgements(state: RunState, judgements: tuple[Judgement, ...]) -> RunState:
+    if not judgements:
+        return state
+    return msgspec.structs.replace(state, judgements=state.judgements + judgements)
+
+
 def judge_runs(
     store: Store,
     resolver: SuiteResolver,
@@ -296,10 +329,11 @@ def judge_runs(
     pass_id = new_pass_id(started)
     sel = select_runs(store, suite=suite, run_ids=run_ids, where=where, batch=batch)
     events = load_events(store, sel.finished)
+    judgements = recorded_judgements(store)
     rows = []
     versions: dict[str, str] = {}
     for run_id in sel.finished:
-        state = replay(events[run_id])
+        state = with_judgements(replay(events[run_id]), judgements)
         verdict, version = judge_state(resolver, state)
         s = resolver.get(state.suite)
         if s is not None and state.suite not in versions:

@@ -19,6 +19,7 @@ COMMAND_MODULES = [
     "trajectory.cli.store_cmds",
     "trajectory.cli.judge_cmds",
     "trajectory.cli.suite_cmds",
+    "trajectory.cli.import_cmds",
     "trajectory.cli.demo",
 ]
 

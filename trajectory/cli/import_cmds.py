@@ -1,0 +1,22 @@
+"""`traj import KIND ...`: bring in runs recorded by other harnesses.
+
+Each importer lives in its own module and adds a command to ``import_app``; the list of those
+modules is ``IMPORTERS``.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import typer
+
+import_app = typer.Typer(help="Import runs recorded by other harnesses.", no_args_is_help=True)
+
+# Modules that add a command to `import_app` through their `register(import_app)`.
+IMPORTERS: list[str] = []
+
+
+def register(app: typer.Typer) -> None:
+    for name in IMPORTERS:
+        importlib.import_module(name).register(import_app)
+    app.add_typer(import_app, name="import")
