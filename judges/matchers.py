@@ -14,8 +14,9 @@ Decisions worth knowing before reading the code:
   is not ``-16``); ``,`` between groups of exactly three digits is a thousands separator.
 * Words that merely contain a numeral character (一样, 一下, 万一, 星期一, 周一, 一起 …) are kept as
   they are. Ordinals are numbers: 第一 becomes 第1, so 第一名 and 第1名 compare equal.
-* Time ambiguity. A clock-face hour 1-11 with no period word (上午, 下午, AM, PM …) and no zero
-  padding reads both ways: 1点10分 is 01:10 and 13:10. 01:10, 13:10 and 下午1点10分 are decided.
+* Time ambiguity. A clock-face hour 1-11 with no period word (上午, 下午, AM, PM …) reads both
+  ways: 1点10分 and 1:10 are 01:10 and 13:10. A two-digit hour before a colon (01:10, 10:30) is
+  the 24-hour clock's spelling and decides, as do 13:10 and 下午1点10分.
 * Weeks start on Monday. 这周X/本周X is day X of the current week (it may be past), 下周X is the
   same day one week later, 下下周X two weeks later, 上周X one week earlier. A bare 周X / 星期X /
   weekday name is the next occurrence on or after today (answers about forecasts and schedules
@@ -169,6 +170,7 @@ def _cn_big(s: str, unit_char: str, unit: int, lower) -> int | None:
 
 
 def _cn_under_yi(s: str) -> int | None:
+    """Read a numeral below 10**8; an empty side of 万 counts as 0 (一万 has no lower part)."""
     return _cn_big(s, "万", 10_000, lambda x: _cn_under_wan(x) if x else 0)
 
 
@@ -402,15 +404,17 @@ _TIME_RE = re.compile(
     r"(?:(?P<period>凌晨|半夜|深夜|清晨|早晨|早上|上午|中午|下午|傍晚|晚上|夜里|夜间|今早|明早|今晚"
     # A lone 早/晚 is a period word (早8点), but not inside 最晚/较早 ("at the latest").
     r"|明晚|昨晚|(?<![最较太很更稍过比])[早晚])\s*)?"
-    r"(?<![\d.:])(?P<h>\d{1,2})"
+    # Not the minutes or seconds of a longer clock reading (12:34:56), but "到:14:30" is fine.
+    r"(?<![\d.])(?<!\d:)(?P<h>\d{1,2})"
     r"(?:"
     r":(?P<cm>\d{2})(?::\d{2})?(?![\d:])"
     r"|\s*[点时](?!间)钟?"
-    r"(?:\s*(?:(?P<zheng>整)|(?P<half>半)|(?P<q>[13])\s*刻|(?P<zm>\d{1,2})(?![\d.])(?:\s*分钟?)?))?"
+    r"(?:\s*(?:(?P<zheng>整)|(?P<half>半)|(?P<q>[13])\s*刻|(?P<zm>\d{1,2})(?!\d)(?!\.\d)(?:\s*分钟?)?))?"
     # English hour-only times need AM/PM: "3" alone is not a time.
-    r"|(?=\s*[ap]\.?\s?m\b)"
+    r"|(?=\s*[ap]\.?\s?m(?![a-z]))"
     r")"
-    r"(?:\s*(?P<ampm>[ap])\.?\s?m\b\.?)?",
+    # (?![a-z]) rather than \b: "12:01 AM开始" has no word boundary after the M.
+    r"(?:\s*(?P<ampm>[ap])\.?\s?m(?![a-z])\.?)?",
     re.IGNORECASE,
 )
 
@@ -439,8 +443,9 @@ def _period_hour(period: str, h: int) -> int:
 def parse_times(text: str) -> list[tuple[int, int]]:
     """Every time of day the text mentions, as (hour, minute) in 24-hour form.
 
-    A bare clock-face hour (1点10分, 9:58) yields both readings, morning first, because the
-    agent did not say which; a period word, AM/PM, zero padding or an hour of 0 or 12-23 decides.
+    A bare clock-face hour (1点10分, 十点, 9:58) yields both readings, morning first, because the
+    agent did not say which. A period word, AM/PM, an hour of 0 or 12-23, or a two-digit hour
+    before a colon (09:58, 10:30 — the 24-hour clock's spelling) decides.
     """
     s = normalize_text(text)
     found: list[tuple[int, int]] = []
@@ -465,7 +470,8 @@ def parse_times(text: str) -> list[tuple[int, int]]:
             readings = [h % 12 + (12 if ampm == "p" else 0)]
         elif m.group("period"):
             readings = [_period_hour(m.group("period"), h)]
-        elif 1 <= h <= 11 and not m.group("h").startswith("0"):
+        elif 1 <= h <= 11 and (m.group("cm") is None or len(m.group("h")) == 1):
+            # 9:58 or 十点 may be morning or evening; 09:58 and 10:30 are written on a 24-hour clock.
             readings = [h, h + 12]
         else:
             readings = [h]
@@ -514,11 +520,12 @@ _H_UNIT = r"(?:小时|钟头)"
 _EN_H = r"(?:hours?|hrs?|h)(?![a-z])"
 _EN_M = r"(?:minutes?|mins?|m)(?![a-z])"
 _DURATION_RE = re.compile(
-    r"(?<![\d.:])(?:"
+    r"(?<![\d.])(?<!\d:)(?:"
     # Compound forms first, so the 59 of 1小时59分 is never read as "59 minutes" on its own.
     rf"(?P<h>\d+(?:\.\d+)?)\s*个?\s*(?P<half1>半)?\s*{_H_UNIT}(?P<half2>半)?"
     r"(?:\s*又?\s*(?P<m>\d+)\s*分钟?(?:\s*(?P<s>\d+)\s*秒钟?)?)?"
-    rf"|(?<![点时])(?P<m2>\d+)\s*分钟?(?:\s*(?P<s2>\d+)\s*秒钟?)?"
+    # 3点59分 is a clock time, but 用时59分 is a duration.
+    rf"|(?<!\d[点时])(?P<m2>\d+)\s*分钟?(?:\s*(?P<s2>\d+)\s*秒钟?)?"
     r"|(?P<q>[13])\s*刻钟"
     rf"|(?P<half>半)\s*个?\s*{_H_UNIT}"
     r"|(?P<ch>\d+):(?P<cm>\d{2})(?::(?P<cs>\d{2}))?(?![\d:])"
@@ -630,7 +637,7 @@ _DATE_RE = re.compile(
     r"|年\s*(?P<cym>\d{1,2})\s*月\s*(?P<cyd>\d{1,2})\s*[日号]?)"
     r"|(?<![\d/])(?P<um>\d{1,2})/(?P<ud>\d{1,2})/(?P<uy>\d{4})(?!\d)"
     r"|(?<![\d.])(?P<cm>\d{1,2})\s*月\s*(?P<cd>\d{1,2})(?!\d)\s*[日号]?"
-    r"|(?<![\d/.:-])(?P<nm>\d{1,2})[-/](?P<nd>\d{1,2})(?![\d/.:-])"
+    r"|(?<![\d/.])(?<!\d[:-])(?P<nm>\d{1,2})[-/](?P<nd>\d{1,2})(?![\d/])(?![.:-]\d)"
     r"|(?<![\d月.])(?P<dd>\d{1,2})\s*[日号](?!\d)"
     rf"|(?<![a-z])(?P<emon>{_MONTH_RE})\.?\s*(?P<eday>\d{{1,2}})(?:st|nd|rd|th)?(?!\d)"
     r"(?:\s*,?\s*(?P<eyear>\d{4})(?!\d))?"
