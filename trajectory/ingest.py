@@ -111,7 +111,7 @@ def _describe(exc: Exception) -> tuple[str, str]:
     m = _AT.match(text)
     if m:
         text, base = m.group("msg"), m.group("path")
-    if isinstance(exc, msgspec.DecodeError) and not m:
+    if not isinstance(exc, msgspec.ValidationError):
         return "$", text.replace("JSON is malformed: ", "not JSON: ")
     if (u := _UNKNOWN.match(text)) is not None:
         return f"{base}.{u.group('f')}", "unknown field"

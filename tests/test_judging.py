@@ -1,0 +1,152 @@
+"""Judging passes: pure judges, append-only history, error verdicts, versions, diffs."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+
+import pytest
+
+import suites as suite_pkg
+from helpers import example_run, jsonl
+from judges.base import Check, Suite, Verdict
+from trajectory.errors import NotFound, QueryError
+from trajectory.ingest import ingest_bytes
+from trajectory.judging import (
+    SuiteResolver,
+    current_rows,
+    diff_passes,
+    dry_run_diff,
+    judge_runs,
+    passes,
+)
+from trajectory.query import Views
+from trajectory.store import Store
+
+
+@pytest.fixture
+def filled(store: Store) -> Store:
+    data = (
+        example_run("good", "北京现在20度")
+        + example_run("chinese", "北京现在二十度")
+        + example_run("sheet", "20", mode="grounded")
+        + example_run("open", "x", finished=False)
+    )
+    ingest_bytes(store, jsonl(data), "runs.jsonl")
+    return store
+
+
+def fixed_example(tmp_path) -> Suite:
+    copy = tmp_path / "example-copy"
+    shutil.copytree(suite_pkg.builtin_folder("example"), copy)
+    suite_pkg.builtin_module("example").apply_fix(copy)
+    return suite_pkg.load_folder(copy)
+
+
+def test_a_pass_judges_finished_runs_and_leaves_open_ones(filled: Store) -> None:
+    result = judge_runs(filled, SuiteResolver(filled))
+    assert sorted(r["run_id"] for r in result.rows) == ["chinese", "good", "sheet"]
+    assert result.open_runs == 1
+    outcomes = {r["run_id"]: r["outcome"] for r in result.rows}
+    assert outcomes == {"good": "pass", "chinese": "fail", "sheet": "pass"}
+    sheet = next(r for r in result.rows if r["run_id"] == "sheet")
+    assert [c["name"] for c in sheet["checks"]] == ["submitted", "answer"]
+
+
+def test_verdict_history_survives_rejudging_and_current_is_latest(filled: Store, tmp_path) -> None:
+    first = judge_runs(filled, SuiteResolver(filled))
+    second = judge_runs(filled, SuiteResolver(filled, overrides={"example": fixed_example(tmp_path)}))
+    with Views(filled, split=None) as v:
+        history = v.con.execute("SELECT pass_id, run_id, outcome FROM verdict_history ORDER BY run_id, pass_id").fetchall()
+        current = dict(v.con.execute("SELECT run_id, outcome FROM verdicts").fetchall())
+    assert len(history) == 6
+    assert ("%s" % first.pass_id, "chinese", "fail") in history
+    assert current["chinese"] == "pass"
+    assert current_rows(filled)["chinese"]["pass_id"] == second.pass_id
+    assert [p["pass_id"] for p in passes(filled)] == [first.pass_id, second.pass_id]
+
+
+def test_judge_version_changes_when_judge_code_changes(filled: Store, tmp_path) -> None:
+    first = judge_runs(filled, SuiteResolver(filled))
+    second = judge_runs(filled, SuiteResolver(filled, overrides={"example": fixed_example(tmp_path)}))
+    v1 = {r["judge_version"] for r in first.rows}
+    v2 = {r["judge_version"] for r in second.rows}
+    assert v1.isdisjoint(v2)
+    third = judge_runs(filled, SuiteResolver(filled))
+    assert {r["judge_version"] for r in third.rows} == v1  # same code, same version
+
+
+def test_diff_lists_flips_with_check_evidence(filled: Store, tmp_path) -> None:
+    judge_runs(filled, SuiteResolver(filled))
+    judge_runs(filled, SuiteResolver(filled, overrides={"example": fixed_example(tmp_path)}))
+    d = diff_passes(filled)
+    assert d.common == 3
+    [flip] = d.flips
+    assert (flip.run_id, flip.before, flip.after) == ("chinese", "fail", "pass")
+    [change] = flip.changes
+    assert change.name == "answer"
+    assert change.before["passed"] is False and change.after["passed"] is True
+    assert change.after["actual"] == "北京现在二十度" and change.after["expected"] == 20
+
+
+def test_dry_run_writes_nothing_but_shows_the_diff(filled: Store, tmp_path) -> None:
+    judge_runs(filled, SuiteResolver(filled))
+    version = filled.version("verdicts")
+    result = judge_runs(filled, SuiteResolver(filled, overrides={"example": fixed_example(tmp_path)}), dry_run=True)
+    assert filled.version("verdicts") == version and not result.written
+    d = dry_run_diff(filled, result)
+    assert [(f.run_id, f.after) for f in d.flips] == [("chinese", "pass")]
+
+
+class Exploding(Suite):
+    name = "example"
+    code_modules = (sys.modules[__name__],)
+
+    def task_ids(self):
+        return ["current_temp"]
+
+    def get_task(self, task_id, params=None):
+        return task_id
+
+    def task_data(self, task):
+        return task
+
+    def judge(self, task, state):
+        if state.run_id == "chinese":
+            raise ZeroDivisionError("boom in the judge")
+        return Verdict.from_checks([Check(name="ok", passed=True)])
+
+
+def test_a_judge_that_raises_gives_an_error_verdict_and_the_pass_goes_on(filled: Store) -> None:
+    result = judge_runs(filled, SuiteResolver(filled, overrides={"example": Exploding()}))
+    by_run = {r["run_id"]: r for r in result.rows}
+    assert by_run["chinese"]["outcome"] == "error"
+    assert "ZeroDivisionError: boom in the judge" in by_run["chinese"]["reason"]
+    assert by_run["good"]["outcome"] == "pass" and by_run["sheet"]["outcome"] == "pass"
+
+
+def test_unknown_suite_or_task_is_an_error_verdict(store: Store) -> None:
+    lines = example_run("t1", task="no_such_task")
+    ingest_bytes(store, jsonl(lines), "a")
+    [row] = judge_runs(store, SuiteResolver(store)).rows
+    assert row["outcome"] == "error" and "no_such_task" in row["reason"]
+
+
+def test_filters_and_where(filled: Store) -> None:
+    r = judge_runs(filled, SuiteResolver(filled), run_ids=["good"])
+    assert [x["run_id"] for x in r.rows] == ["good"]
+    r = judge_runs(filled, SuiteResolver(filled), where="mode = 'grounded'")
+    assert [x["run_id"] for x in r.rows] == ["sheet"]
+    with pytest.raises(NotFound):
+        judge_runs(filled, SuiteResolver(filled), run_ids=["nope"])
+    with pytest.raises(QueryError):
+        judge_runs(filled, SuiteResolver(filled), where="1=1; DROP TABLE x")
+    with pytest.raises(QueryError, match="read_csv"):
+        judge_runs(filled, SuiteResolver(filled), where="run_id IN (SELECT * FROM read_csv('/etc/passwd'))")
+
+
+def test_verdict_rejects_out_of_range_scores() -> None:
+    with pytest.raises(ValueError):
+        Verdict(outcome="pass", score=1.5)
+    with pytest.raises(ValueError):
+        Verdict(outcome="great", score=1.0)  # type: ignore[arg-type]
