@@ -20,6 +20,7 @@ from judges.base import Suite
 # Bundled suites: name -> package. Order is the order `traj demo` shows them in.
 BUILTIN: dict[str, str] = {
     "example": "suites.example",
+    "device": "suites.device",
 }
 
 

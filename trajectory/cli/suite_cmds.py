@@ -58,3 +58,22 @@ def list_(json_: JsonOpt = False, store: StoreOpt = None) -> None:
         return
     for r in rows:
         typer.echo(f"{r['name']:<16} {r['source']}")
+
+
+@suite_app.command("check")
+@handle_errors
+def check(
+    path: Annotated[Path, typer.Argument(help="A folder of task JSON files (holding the category folders).")],
+) -> None:
+    """Check a real-device task set: one line per failure, naming the file; exit 1 on any."""
+    from suites import device
+
+    if not path.is_dir():
+        raise NotFound(f"{path}: no such folder")
+    problems = device.check(path)
+    for p in problems:
+        typer.echo(p)
+    if problems:
+        typer.echo(f"{len(problems)} problem{'s' if len(problems) != 1 else ''} in {path}", err=True)
+        raise typer.Exit(1)
+    typer.echo(f"ok: {len(device.load(path).task_ids())} tasks in {path}")
