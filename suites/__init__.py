@@ -20,7 +20,9 @@ from judges.base import Suite
 # Bundled suites: name -> package. Order is the order `traj demo` shows them in.
 BUILTIN: dict[str, str] = {
     "example": "suites.example",
+    "selfevo": "suites.selfevo",
     "device": "suites.device",
+    "gui": "suites.gui",
 }
 
 

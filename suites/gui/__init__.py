@@ -1,0 +1,98 @@
+"""The bundled GUI-agent suite: a simulated weather app and clock app, judged in grounded mode
+(the AnswerSheet) or text mode, with side-effect checks. README.md documents the world state.
+
+Runs name the app as their suite (``weather``, ``clock``) and the task class as their task
+(``CheckCurrentTemp``); this one Suite judges both.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from judges import matchers
+from judges.base import Suite, Verdict
+from replay.state import RunState
+
+from . import apps, grounded, paths, task, tasks_clock, tasks_weather
+from .task import Task
+
+FOLDER = Path(__file__).parent
+TASK_MODULES = (tasks_weather, tasks_clock)
+
+
+def task_classes() -> dict[str, type[Task]]:
+    """Every concrete task class, by id (its class name), weather first."""
+    out: dict[str, type[Task]] = {}
+    for module in TASK_MODULES:
+        for obj in vars(module).values():
+            if (
+                isinstance(obj, type)
+                and issubclass(obj, Task)
+                and obj.__module__ == module.__name__
+                and obj.templates
+            ):
+                out[obj.__name__] = obj
+    return out
+
+
+def defaults(folder: Path = FOLDER) -> dict[str, Any]:
+    """The default world state (a fresh copy each call)."""
+    return json.loads((folder / "defaults.json").read_text(encoding="utf-8"))
+
+
+class GuiSuite(Suite):
+    name = "gui"
+    names = ("weather", "clock")
+    code_modules = (
+        task, grounded, paths, apps, tasks_weather, tasks_clock, matchers,
+    )
+
+    def __init__(self, folder: Path = FOLDER):
+        self.folder = folder
+        self.tasks = task_classes()
+
+    def task_ids(self) -> list[str]:
+        return list(self.tasks)
+
+    def get_task(self, task_id: str, params: dict[str, Any] | None = None) -> Task:
+        cls = self.tasks.get(task_id)
+        if cls is None:
+            raise KeyError(f"gui: no task {task_id!r}")
+        return cls(**(params or {}))
+
+    def judge(self, task: Task, state: RunState) -> Verdict:
+        return grounded.judge(task, state)
+
+    def task_data(self, task: Task) -> Any:
+        return task.definition()
+
+    def task_split(self, task_id: str) -> str | None:
+        cls = self.tasks.get(task_id)
+        return cls.split if cls is not None else None
+
+
+def load(path: str | Path | None = None) -> GuiSuite:
+    return GuiSuite(Path(path) if path is not None else FOLDER)
+
+
+# The demo's rule fix: the field line of AlarmTime that lacks its matcher.
+BUGGY_FIELD = '{"type": "text", "label": "响铃时间", "hint": "e.g. 07:30"},'
+FIXED_FIELD = '{"type": "text", "label": "响铃时间", "hint": "e.g. 07:30", "matcher": "time"},'
+
+
+def apply_fix(folder: Path) -> str:
+    """Give AlarmTime's time field its `time` matcher, in the copy of this suite at `folder`."""
+    target = Path(folder) / "tasks_clock.py"
+    text = target.read_text(encoding="utf-8")
+    if text.count(BUGGY_FIELD) != 1:
+        raise ValueError(f"{target}: the AlarmTime field to fix is not there exactly once")
+    target.write_text(text.replace(BUGGY_FIELD, FIXED_FIELD), encoding="utf-8")
+    return 'gui: AlarmTime\'s time field is matched as a time (matcher="time"), not exactly'
+
+
+def record_samples(store: Any) -> None:
+    from .samples import record
+
+    record(store)

@@ -1,0 +1,248 @@
+"""Weather app tasks: query, operate and hybrid."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from judges.base import Check
+from judges.matchers import has_close_number, match_value
+
+from .apps import Weather
+from .task import AnswerTask, CriteriaTask, Enum, Observation, Task
+
+CITY_VALUES = {"北京": "beijing", "上海": "shanghai", "广州": "guangzhou", "杭州": "hangzhou", "成都": "chengdu"}
+
+
+def city(default: str) -> Enum:
+    return Enum(CITY_VALUES, default=default)
+
+
+def _w(obs: Observation, *, final: bool = False) -> Weather:
+    return Weather(obs.app("weather", final=final))
+
+
+class CheckCurrentTemp(AnswerTask):
+    app = "weather"
+    templates = ("{city}现在多少度？", "查一下{city}当前的气温")
+    parameters = {"city": city("beijing")}
+    answer = "apps.weather.cities[id={city}].current.temp"
+    answer_fields = [{"type": "number", "label": "{city}当前温度（°C）"}]
+
+
+class CheckCondition(AnswerTask):
+    app = "weather"
+    templates = ("{city}今天天气怎么样？",)
+    parameters = {"city": city("shanghai")}
+    answer = "apps.weather.cities[id={city}].current.condition"
+    answer_fields = [{"type": "text", "label": "天气状况", "hint": "e.g. 多云"}]
+
+
+class CheckDetailMetric(AnswerTask):
+    """The field's type and label follow the metric parameter (numeric metrics are numbers)."""
+
+    app = "weather"
+    templates = ("{city}现在的{metric}是多少？",)
+    parameters = {
+        "city": city("beijing"),
+        "metric": Enum({"湿度": "humidity", "紫外线指数": "uv", "空气质量指数": "aqi", "风向": "wind_dir"}, default="humidity"),
+    }
+    answer = "apps.weather.cities[id={city}].current.{metric}"
+    _NUMERIC = frozenset({"humidity", "uv", "aqi"})
+
+    @property
+    def answer_fields(self) -> list[dict[str, Any]]:  # type: ignore[override]
+        metric = getattr(getattr(self, "p", None), "metric", "humidity")
+        label = self.parameters["metric"].label(metric)  # the display label, never "humidity"
+        if metric in self._NUMERIC:
+            return [{"type": "number", "label": label}]
+        return [{"type": "text", "label": label, "hint": "e.g. 东风"}]
+
+
+class CheckHighLow(AnswerTask):
+    """Two same-typed fields: per-field matching (Path A) catches a swapped high and low."""
+
+    app = "weather"
+    templates = ("{city}今天最高和最低气温分别是多少？",)
+    parameters = {"city": city("beijing")}
+    answer_fields = [
+        {"type": "number", "label": "最高气温（°C）"},
+        {"type": "number", "label": "最低气温（°C）"},
+    ]
+
+    def get_answer(self, obs: Observation) -> dict[str, int]:
+        today = _w(obs).day(self.p.city, 0)
+        return {"high": today["high"], "low": today["low"]}  # order = field order
+
+
+class CompareCityTemp(AnswerTask):
+    """A tie is a pattern in text mode (agents say 一样/相同/差不多); the form needs an option."""
+
+    app = "weather"
+    templates = ("{city1}和{city2}现在哪里更热？",)
+    parameters = {"city1": city("beijing"), "city2": city("hangzhou")}
+    TIE = "一样热"
+    answer_fields = [{"type": "choice", "label": "更热的城市", "options": ["{city1}", "{city2}", "一样热"]}]
+
+    def get_answer(self, obs: Observation) -> Any:
+        w = _w(obs)
+        t1, t2 = w.current_temp(self.p.city1), w.current_temp(self.p.city2)
+        if t1 == t2:
+            return re.compile(r"一样|相同|差不多|持平")
+        return w.city(self.p.city1 if t1 > t2 else self.p.city2)["name"]
+
+    def get_expected_response(self, obs: Observation) -> list[Any]:
+        answer = self.get_answer(obs)
+        return [self.TIE if isinstance(answer, re.Pattern) else answer]
+
+
+class RainyDays(AnswerTask):
+    app = "weather"
+    templates = ("{city}未来7天（含今天）哪几天有雨？",)
+    parameters = {"city": city("shanghai")}
+    answer_fields = [{"type": "text", "label": "下雨的日期", "hint": "e.g. 4月6日", "matcher": "date",
+                      "repeatable": True, "compare": "set"}]
+
+    def get_answer(self, obs: Observation) -> list[str]:
+        return _w(obs).rainy_dates(self.p.city)
+
+    def get_expected_response(self, obs: Observation) -> list[Any]:
+        return [self.get_answer(obs)]  # one repeatable field holding the whole list
+
+
+class ForecastHighs(AnswerTask):
+    app = "weather"
+    templates = ("按顺序告诉我{city}今天、明天、后天的最高气温",)
+    parameters = {"city": city("guangzhou")}
+    answer_fields = [{"type": "number", "label": "最高气温（°C）", "repeatable": True, "compare": "sequence"}]
+
+    def get_answer(self, obs: Observation) -> list[int]:
+        return [d["high"] for d in _w(obs).forecast(self.p.city)[:3]]
+
+    def get_expected_response(self, obs: Observation) -> list[Any]:
+        return [self.get_answer(obs)]
+
+
+class ColdestDay(AnswerTask):
+    app = "weather"
+    templates = ("{city}未来7天哪天最冷（最低气温最低）？",)
+    parameters = {"city": city("beijing")}
+    answer_fields = [{"type": "text", "label": "日期", "hint": "e.g. 4月8日", "matcher": "date"}]
+
+    def get_answer(self, obs: Observation) -> str:
+        return _w(obs).coldest_date(self.p.city)
+
+
+class SunriseTime(AnswerTask):
+    app = "weather"
+    templates = ("{city}今天几点日出？",)
+    parameters = {"city": city("chengdu")}
+    answer = "apps.weather.cities[id={city}].sunrise"
+    answer_fields = [{"type": "text", "label": "日出时间", "hint": "e.g. 06:05", "matcher": "time"}]
+
+
+class IsRainyTomorrow(AnswerTask):
+    app = "weather"
+    templates = ("帮我看看{city}明天要不要带伞",)
+    parameters = {"city": city("shanghai")}
+    YES, NO = "会下雨", "不会下雨"
+    answer_fields = {
+        "question": "{city}明天会下雨吗？",
+        "fields": [{"type": "choice", "label": "明天下雨吗", "options": ["会下雨", "不会下雨"]}],
+    }
+
+    def get_answer(self, obs: Observation) -> str:
+        return self.YES if "雨" in _w(obs).day(self.p.city, 1)["condition"] else self.NO
+
+
+class CheckWind(AnswerTask):
+    """Path B: its own check_goals reads "东风, 3" (the joined sheet) and "东风3级" alike."""
+
+    app = "weather"
+    templates = ("{city}现在刮什么风，几级？",)
+    parameters = {"city": city("beijing")}
+    answer_fields = [
+        {"type": "text", "label": "风向", "hint": "e.g. 东风"},
+        {"type": "number", "label": "风力（级）"},
+    ]
+
+    def get_answer(self, obs: Observation) -> dict[str, Any]:
+        cur = _w(obs).city(self.p.city)["current"]
+        return {"dir": cur["wind_dir"], "scale": cur["wind_scale"]}
+
+    def check_goals(self, obs: Observation) -> list[Check]:
+        want = self.get_answer(obs)
+        text = obs.answer
+        # 南风 is inside 东南风, which is another direction: the hit must not follow a compass word.
+        ok_dir = match_value(re.compile(r"(?<![东西南北])" + re.escape(want["dir"])), text)
+        ok_scale = match_value(want["scale"], text)
+        return [
+            Check(name="answer.dir", passed=ok_dir, expected=want["dir"], actual=text,
+                  reason="" if ok_dir else f"wind direction {want['dir']} not stated"),
+            Check(name="answer.scale", passed=ok_scale, expected=want["scale"], actual=text,
+                  reason="" if ok_scale else f"wind scale {want['scale']} not stated"),
+        ]
+
+
+class SwitchTempUnit(CriteriaTask):
+    app = "weather"
+    kind = "operate"
+    templates = ("把天气的温度单位改成{unit}",)
+    parameters = {"unit": Enum({"华氏度": "fahrenheit", "摄氏度": "celsius"}, default="fahrenheit")}
+    criteria = {"apps.weather.settings.temp_unit": "{unit}"}
+    expected_changes = ("apps.weather.settings.temp_unit",)
+    max_steps = 12
+
+
+class DisableSevereAlerts(CriteriaTask):
+    app = "weather"
+    kind = "operate"
+    templates = ("关闭天气App的恶劣天气提醒",)
+    criteria = {"apps.weather.settings.severe_alerts": False}
+    expected_changes = ("apps.weather.settings.severe_alerts",)
+    max_steps = 12
+
+
+class AddCity(Task):
+    app = "weather"
+    kind = "operate"
+    templates = ("把{city}添加到天气的城市列表",)
+    parameters = {"city": city("chengdu")}
+    expected_changes = ("apps.weather.saved",)
+
+    def check_goals(self, obs: Observation) -> list[Check]:
+        before, after = _w(obs).saved, _w(obs, final=True).saved
+        added = self.p.city in after
+        kept = all(c in after for c in before)
+        return [
+            Check(name="city added", passed=added, expected=self.p.city, actual=after,
+                  reason="" if added else f"{self.p.city} is not in the saved cities"),
+            Check(name="others kept", passed=kept, expected=before, actual=after,
+                  reason="" if kept else "a saved city was removed"),
+        ]
+
+
+class SwitchUnitAndReport(Task):
+    """Hybrid (Path B): switch to Fahrenheit, then report the temperature in °F."""
+
+    app = "weather"
+    kind = "hybrid"
+    templates = ("把温度单位切换成华氏度，然后告诉我{city}现在多少华氏度",)
+    parameters = {"city": city("shanghai")}
+    answer_fields = [{"type": "number", "label": "{city}当前温度（°F）"}]
+    expected_changes = ("apps.weather.settings.temp_unit",)
+
+    def fahrenheit(self, obs: Observation) -> float:
+        return _w(obs).current_temp(self.p.city) * 9 / 5 + 32
+
+    def check_goals(self, obs: Observation) -> list[Check]:
+        unit = _w(obs, final=True).settings.get("temp_unit")
+        want = self.fahrenheit(obs)
+        # The app rounds °F to whole degrees; either rounding of x.5 is what the screen may show.
+        ok = bool(obs.answer) and has_close_number(obs.answer or "", want, tol=0.5)
+        return [
+            Check(name="apps.weather.settings.temp_unit", passed=unit == "fahrenheit", expected="fahrenheit",
+                  actual=unit, reason="" if unit == "fahrenheit" else f"unit is {unit!r} at the end"),
+            Check(name="answer", passed=ok, expected=want, actual=obs.answer,
+                  reason="" if ok else f"{want:g}°F (±0.5) not stated"),
+        ]
