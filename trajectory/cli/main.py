@@ -21,6 +21,8 @@ COMMAND_MODULES = [
     "trajectory.cli.suite_cmds",
     "trajectory.cli.import_cmds",
     "trajectory.cli.demo",
+    "trajectory.cli.override_cmds",
+    "trajectory.cli.report_cmds",
 ]
 
 for _name in COMMAND_MODULES:

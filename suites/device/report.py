@@ -1,0 +1,334 @@
+"""The batch report: summary.md, scores.jsonl and metrics.json, as pure formatting over rows.
+
+The CLI (trajectory/cli/report_cmds.py) gathers the rows from the store and writes the files;
+everything here is a function of its arguments, so tests can call it directly.
+
+Decisions:
+
+* A run's *verdict* in a report is the human one when an override exists (the latest by time),
+  else the automatic one. An override is *settled* when an automatic verdict judged after it
+  agrees with it: the rule has caught up with the human.
+* Pass rates are pass / (pass + fail): skipped, error and na (handed to the user) runs are
+  counted apart, neither passed nor failed.
+* Time to first feedback: ``run_finished.metrics.firstFeedbackMs`` when the harness reported
+  it, else the time from the run's start to its first action, question, card, answer or
+  takeover. Turns: ``metrics.turns`` when reported, else the number of steps.
+* Token cost uses prices per million tokens; cached tokens are counted inside the input tokens,
+  so uncached input = input - cached.
+* ``share``: answer texts, check values found (``actual``), image references, device serials
+  and absolute paths are left out or masked; evidence quoted from a final answer is masked too.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from trajectory import events as ev
+
+FEEDBACK_KINDS = (ev.StepTaken, ev.UserAsked, ev.ConfirmationShown, ev.AnswerGiven, ev.TakeoverRequested)
+OUTCOME_ORDER = ("pass", "fail", "na", "skipped", "error")
+
+_ABS_PATH_RE = re.compile(
+    r"(?<![\w.:/])(?:/[\w.\-]+){2,}/?|(?<![\w])[A-Za-z]:\\[^\s\"']+|~/[^\s\"']+|file://[^\s\"']+"
+)
+_IMAGE_RE = re.compile(r"[^\s\"'()\[\]]+\.(?:png|jpe?g|webp|gif|bmp)\b", re.IGNORECASE)
+
+
+def _ms(ts: Any) -> float:
+    if isinstance(ts, _dt.datetime):
+        return ts.timestamp() * 1000.0
+    return float(ts)
+
+
+def first_feedback_ms(events: Sequence[ev.Event]) -> float | None:
+    """Milliseconds from the run's start to the first thing the agent did that a user sees."""
+    if not events:
+        return None
+    last = events[-1]
+    if isinstance(last, ev.RunFinished) and isinstance(last.metrics, dict):
+        reported = last.metrics.get("firstFeedbackMs")
+        if isinstance(reported, (int, float)) and not isinstance(reported, bool):
+            return float(reported)
+    start = _ms(events[0].ts)
+    for e in events[1:]:
+        if isinstance(e, FEEDBACK_KINDS):
+            return max(0.0, _ms(e.ts) - start)
+    return None
+
+
+def token_cost(row: dict[str, Any], prices: dict[str, float] | None) -> float | None:
+    if not prices:
+        return None
+    cached = row.get("cached_tokens") or 0
+    uncached = max(0, (row.get("input_tokens") or 0) - cached)
+    return (
+        uncached * prices.get("in", 0.0) + cached * prices.get("cached", prices.get("in", 0.0))
+        + (row.get("output_tokens") or 0) * prices.get("out", 0.0)
+    ) / 1_000_000
+
+
+def _at(value: Any) -> str:
+    if isinstance(value, _dt.datetime):
+        return value.astimezone(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    return str(value)
+
+
+def effective(
+    row: dict[str, Any], overrides: Sequence[dict[str, Any]]
+) -> tuple[str, dict[str, Any] | None, bool]:
+    """(verdict shown, the override that decided it or None, settled?)."""
+    mine = sorted((o for o in overrides if o["run_id"] == row["run_id"]), key=lambda o: o["at"])
+    if not mine:
+        return row["outcome"], None, False
+    o = mine[-1]
+    judged = row.get("judged_at")
+    settled = bool(judged is not None and judged > o["at"] and row["outcome"] == o["to_outcome"])
+    return o["to_outcome"], o, settled
+
+
+def holdout_line(views: Sequence[dict[str, Any]]) -> list[str]:
+    """The lines at the top of every report: how often the holdout pool was looked at."""
+    if not views:
+        return ["holdout viewed 0 times"]
+    lines = [f"holdout viewed {len(views)} time{'s' if len(views) != 1 else ''} since {_at(views[0]['at'])}"]
+    for v in views[-5:]:
+        detail = v.get("data") or ""
+        try:
+            data = json.loads(detail) if detail else {}
+        except json.JSONDecodeError:
+            data = {}
+        what = ", ".join(f"{k}={val}" for k, val in data.items() if val not in (None, "", []))
+        lines.append(f"  - {_at(v['at'])} by {v['by']}: {v['key']}" + (f" ({what})" if what else ""))
+    return lines
+
+
+class Scrubber:
+    """Masks what --share leaves out, for one report."""
+
+    def __init__(self, rows: Iterable[dict[str, Any]], enabled: bool):
+        self.enabled = enabled
+        self.secrets: list[tuple[str, str]] = []
+        for r in rows:
+            for text, mask in (
+                [(r.get("answer"), "[answer omitted]"), (r.get("device"), "[device]")]
+                + [(img, "[image]") for img in r.get("images") or ()]
+            ):
+                if text and len(text.strip()) >= 2:
+                    self.secrets.append((text, mask))
+        self.secrets.sort(key=lambda s: -len(s[0]))
+
+    def __call__(self, value: Any) -> Any:
+        if not self.enabled:
+            return value
+        if isinstance(value, str):
+            for text, mask in self.secrets:
+                value = value.replace(text, mask)
+            value = _IMAGE_RE.sub("[image]", value)
+            return _ABS_PATH_RE.sub("[path]", value)
+        if isinstance(value, dict):
+            return {k: self(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [self(v) for v in value]
+        return value
+
+
+def _checks(row: dict[str, Any], share: bool) -> list[dict[str, Any]]:
+    out = []
+    for c in row.get("checks") or []:
+        item = {"name": c["name"], "passed": c["passed"], "expected": _loads(c.get("expected")), "reason": c.get("reason")}
+        if not share:
+            item["actual"] = _loads(c.get("actual"))
+        out.append(item)
+    return out
+
+
+def _loads(value: Any) -> Any:
+    if isinstance(value, str):
+        try:
+            return json.loads(value)
+        except json.JSONDecodeError:
+            return value
+    return value
+
+
+def _details(row: dict[str, Any]) -> dict[str, Any]:
+    d = _loads(row.get("details"))
+    return d if isinstance(d, dict) else {}
+
+
+def run_metrics(row: dict[str, Any], prices: dict[str, float] | None) -> dict[str, Any]:
+    d = _details(row)
+    return {
+        "steps": row.get("steps"),
+        "maxSteps": d.get("maxSteps"),
+        "over_steps": bool(d.get("over_steps")),
+        "turns": row.get("turns"),
+        "duration_ms": row.get("duration_ms"),
+        "timeoutSec": d.get("timeoutSec"),
+        "over_time": bool(d.get("over_time")),
+        "first_feedback_ms": row.get("first_feedback_ms"),
+        "input_tokens": row.get("input_tokens"),
+        "output_tokens": row.get("output_tokens"),
+        "cached_tokens": row.get("cached_tokens"),
+        "model_ms": row.get("model_ms"),
+        "read_ms": row.get("read_ms"),
+        "act_ms": row.get("act_ms"),
+        "other_ms": row.get("other_ms"),
+        "cost": token_cost(row, prices),
+    }
+
+
+def _pct(part: float, whole: float) -> str:
+    return f"{100.0 * part / whole:.0f}%" if whole else "—"
+
+
+def _secs(ms: Any) -> str:
+    return "—" if ms is None else f"{float(ms) / 1000:.1f}s"
+
+
+def build(
+    batch: str,
+    rows: Sequence[dict[str, Any]],
+    *,
+    overrides: Sequence[dict[str, Any]] = (),
+    holdout_views: Sequence[dict[str, Any]] = (),
+    split: str = "tune",
+    prices: dict[str, float] | None = None,
+    share: bool = False,
+    unjudged: Sequence[str] = (),
+) -> dict[str, str]:
+    """The three report files for one batch: {file name: content}.
+
+    ``rows``: one per judged run, the current verdict row (verdicts view) merged with the run's
+    figures (runs view) and ``answer``, ``images``, ``device``, ``first_feedback_ms``, ``turns``.
+    """
+    scrub = Scrubber(rows, share)
+    rows = sorted(rows, key=lambda r: (r.get("task") or "", r["run_id"]))
+    shown = {r["run_id"]: effective(r, overrides) for r in rows}
+
+    lines = [f"# Report: batch {batch} ({split} pool)", ""]
+    lines += holdout_line(holdout_views)
+    lines.append("")
+
+    # Counts and pass rates per category.
+    lines += ["## Results by category", "", "| category | runs | pass | fail | na | skipped | error | pass rate |",
+              "|---|---|---|---|---|---|---|---|"]
+    by_cat: dict[str, Counter[str]] = defaultdict(Counter)
+    for r in rows:
+        by_cat[_details(r).get("category") or "—"][shown[r["run_id"]][0]] += 1
+    total: Counter[str] = Counter()
+    for cat in sorted(by_cat):
+        c = by_cat[cat]
+        total.update(c)
+        lines.append(f"| {cat} | {sum(c.values())} | " + " | ".join(str(c[o]) for o in OUTCOME_ORDER)
+                     + f" | {_pct(c['pass'], c['pass'] + c['fail'])} |")
+    lines.append(f"| **all** | {sum(total.values())} | " + " | ".join(str(total[o]) for o in OUTCOME_ORDER)
+                 + f" | {_pct(total['pass'], total['pass'] + total['fail'])} |")
+    n_over = sum(1 for r in rows if shown[r["run_id"]][1] is not None)
+    if n_over:
+        lines.append(f"\n{n_over} verdict{'s' if n_over != 1 else ''} re-judged by a person (see below).")
+    if unjudged:
+        lines.append(f"\n{len(unjudged)} run{'s' if len(unjudged) != 1 else ''} of this batch not judged "
+                     "(open, or not judged yet: run `traj judge`).")
+    lines.append("")
+
+    # Run summary.
+    lines += ["## Run summary", ""]
+    ff = sorted(float(r["first_feedback_ms"]) for r in rows if r.get("first_feedback_ms") is not None)
+    turns = [r.get("turns") or 0 for r in rows]
+    lines.append(f"- runs: {len(rows)}")
+    if ff:
+        lines.append(f"- time to first feedback: median {_secs(ff[len(ff) // 2])}, max {_secs(ff[-1])}")
+    if rows:
+        lines.append(f"- turns: {sum(turns)} in all, {sum(turns) / len(rows):.1f} per run")
+    parts = {k: sum(float(r.get(f"{k}_ms") or 0) for r in rows) for k in ("model", "read", "act", "other")}
+    whole = sum(parts.values())
+    lines.append(
+        "- where the time went: " + ", ".join(
+            f"{name} {_secs(parts[k])} ({_pct(parts[k], whole)})"
+            for k, name in (("model", "model"), ("read", "screen reading"), ("act", "actions"), ("other", "other"))
+        )
+    )
+    tin = sum(r.get("input_tokens") or 0 for r in rows)
+    tout = sum(r.get("output_tokens") or 0 for r in rows)
+    tcached = sum(r.get("cached_tokens") or 0 for r in rows)
+    lines.append(f"- tokens: {tin} in ({tcached} cached), {tout} out")
+    if prices:
+        cost = sum(token_cost(r, prices) or 0.0 for r in rows)
+        lines.append(f"- token cost: {cost:.4f} (per million: in {prices.get('in', 0)}, out {prices.get('out', 0)}, "
+                     f"cached {prices.get('cached', prices.get('in', 0))})")
+    over = [r for r in rows if _details(r).get("over_steps") or _details(r).get("over_time")]
+    if over:
+        lines.append(f"- over budget (verdicts unchanged): {len(over)} run{'s' if len(over) != 1 else ''}")
+    lines.append("")
+
+    # One line per task.
+    lines += ["## Tasks", "", "| task | run | verdict | steps | time | reason |", "|---|---|---|---|---|---|"]
+    for r in rows:
+        d = _details(r)
+        verdict, o, settled = shown[r["run_id"]]
+        v = verdict if o is None else f"{r['outcome']} → {verdict} (human{', settled' if settled else ''})"
+        steps = f"{r.get('steps')}" + (f"/{d['maxSteps']}" if d.get("maxSteps") else "") + (" over" if d.get("over_steps") else "")
+        time = _secs(r.get("duration_ms")) + (f"/{d['timeoutSec']}s" if d.get("timeoutSec") else "") + (" over" if d.get("over_time") else "")
+        reason = (r.get("reason") or "").replace("|", "\\|").replace("\n", " ")
+        lines.append(f"| {r.get('task')} | {r['run_id']} | {v} | {steps} | {time} | {scrub(reason)} |")
+    lines.append("")
+
+    # Human re-judging.
+    lines += ["## Human re-judging", ""]
+    row_of = {r["run_id"]: r for r in rows}
+    mine = sorted((o for o in overrides if o["run_id"] in row_of), key=lambda o: o["at"])
+    if not mine:
+        lines.append("(none)")
+    for o in mine:
+        r = row_of[o["run_id"]]
+        settled = r.get("judged_at") is not None and r["judged_at"] > o["at"] and r["outcome"] == o["to_outcome"]
+        evidence = o["evidence"]
+        if share and r.get("answer") and evidence in r["answer"]:
+            evidence = "[quoted from the final answer: omitted]"
+        cat = f" [{o['category']}]" if o.get("category") else ""
+        lines.append(
+            f"- {o['task']}: {o.get('auto_outcome') or 'unjudged'} → {o['to_outcome']}{cat} — evidence: “{evidence}”"
+            f" — by {o['by']}, {_at(o['at'])} (run {o['run_id']})" + (" — settled" if settled else "")
+        )
+    lines.append("")
+
+    # Markers left on devices.
+    lines += ["## Markers left on devices (clean up by hand)", ""]
+    markers = []
+    for r in rows:
+        d = _details(r)
+        if d.get("marker") and r["outcome"] != "skipped":
+            where = "" if share else f" on {r.get('device') or '?'}"
+            markers.append(f"- `{d['marker']}` ({r.get('task')}{where})")
+    lines += sorted(set(markers)) or ["(none)"]
+    summary = "\n".join(scrub(line) for line in lines) + "\n"
+
+    scores = []
+    metrics = []
+    for r in rows:
+        verdict, o, settled = shown[r["run_id"]]
+        entry: dict[str, Any] = {
+            "task": r.get("task"), "run_id": r["run_id"], "batch": r.get("batch"), "split": r.get("split"),
+            "agent": r.get("agent"), "model": r.get("model"), "verdict": verdict, "auto_verdict": r["outcome"],
+            "score": r.get("score"), "reason": r.get("reason"), "judge_version": r.get("judge_version"),
+            "checks": _checks(r, share), "metrics": run_metrics(r, prices),
+        }
+        if o is not None:
+            entry["override"] = {"to": o["to_outcome"], "category": o.get("category"), "by": o["by"], "settled": settled}
+        if not share:
+            entry["device"] = r.get("device")
+            entry["answer"] = r.get("answer")
+        scores.append(json.dumps(scrub(entry), ensure_ascii=False, default=str))
+        metrics.append({"task": r.get("task"), "run_id": r["run_id"], **run_metrics(r, prices)})
+    return {
+        "summary.md": summary,
+        "scores.jsonl": "\n".join(scores) + ("\n" if scores else ""),
+        "metrics.json": json.dumps(scrub({"batch": batch, "split": split, "runs": metrics}),
+                                   ensure_ascii=False, indent=2, default=str) + "\n",
+    }

@@ -1,0 +1,102 @@
+"""``traj override``: a person's verdict on one run, backed by evidence from the run itself.
+
+No evidence in the record, no re-judging: the quoted text must appear verbatim in one of the
+run's screen reads or in its final answer (answer_given, else the AnswerSheet's values).
+Overrides are appended to their own table, so every later judging pass leaves them alone;
+reports show them and mark one settled when a later automatic verdict agrees.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+from typing import Annotated, Any
+
+import pyarrow as pa
+import typer
+
+from trajectory.errors import NotFound, TrajError
+from trajectory.judging import current_rows, load_state
+from trajectory.store import OVERRIDES_SCHEMA, Store, now_utc
+
+from .common import StoreOpt, echo_json, handle_errors, open_store
+
+TO_OUTCOMES = ("pass", "fail")
+_CATEGORY_RE = re.compile(r"^[a-z][a-z0-9_]*$")
+
+
+class OverrideRefused(TrajError, ValueError):
+    """The override is not backed by the run's record, or is malformed."""
+
+
+def record_override(
+    store: Store,
+    run_id: str,
+    to: str,
+    evidence: str,
+    by: str,
+    category: str | None = None,
+) -> dict[str, Any]:
+    """Check the evidence against the run and append the override; returns the row."""
+    if to not in TO_OUTCOMES:
+        raise OverrideRefused(f"--to must be pass or fail, got {to!r}")
+    if category is not None and not _CATEGORY_RE.match(category):
+        raise OverrideRefused(f"--category must be a word like perception, route, barrier, app_state; got {category!r}")
+    if not by.strip():
+        raise OverrideRefused("--by must name the person re-judging")
+    if not evidence.strip():
+        raise OverrideRefused("--evidence is empty: quote the screen text or final answer that shows the verdict")
+    state = load_state(store, run_id)
+    if not state.finished:
+        raise OverrideRefused(f"run {run_id} is open (no run_finished): nothing to re-judge yet")
+    places = [s.text for s in state.screens]
+    if state.answer is not None:
+        places.append(state.answer)
+    places += [str(v) for v in state.sheet.answers.values() if v is not None]
+    if not any(evidence in text for text in places):
+        raise OverrideRefused(
+            f"refused: the evidence does not appear verbatim in run {run_id}'s screen reads or final answer"
+        )
+    current = current_rows(store, [run_id]).get(run_id)
+    at = now_utc()
+    row = {
+        "override_id": f"o{at.strftime('%Y%m%dT%H%M%S%f')}-{secrets.token_hex(2)}",
+        "run_id": run_id,
+        "suite": state.suite,
+        "task": state.task,
+        "to_outcome": to,
+        "category": category,
+        "evidence": evidence,
+        "by": by,
+        "at": at,
+        "auto_outcome": None if current is None else current["outcome"],
+        "auto_pass_id": None if current is None else current["pass_id"],
+    }
+    store.append("overrides", pa.Table.from_pylist([row], schema=OVERRIDES_SCHEMA))
+    return row
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    @handle_errors
+    def override(
+        run: Annotated[str, typer.Argument(help="The run to re-judge.")],
+        to: Annotated[str, typer.Option("--to", help="The human verdict: pass or fail.")],
+        evidence: Annotated[str, typer.Option("--evidence", help="Text quoted verbatim from the run's screens or answer.")],
+        by: Annotated[str | None, typer.Option("--by", help="Who re-judges (default: $TRAJ_USER).")] = None,
+        category: Annotated[str | None, typer.Option("--category", help="Failure category: perception, route, ...")] = None,
+        json_: Annotated[bool, typer.Option("--json", help="Print the recorded row as JSON.")] = False,
+        store: StoreOpt = None,
+    ) -> None:
+        """Record a human verdict on a run, refused unless the evidence is in the run's record."""
+        who = by or os.environ.get("TRAJ_USER")
+        if not who:
+            raise NotFound("--by NAME is required (or set TRAJ_USER)")
+        row = record_override(open_store(store), run, to, evidence, who, category)
+        if json_:
+            echo_json(row)
+            return
+        typer.echo(f"override {row['override_id']}: {row['task']} run {run}: "
+                   f"{row['auto_outcome'] or 'unjudged'} → {to}" + (f" [{category}]" if category else "")
+                   + f" by {who}")
