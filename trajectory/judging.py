@@ -178,13 +178,23 @@ def load_state(store: Store, run_id: str, at: int | None = None) -> RunState:
 # -- judging ----------------------------------------------------------------------------------
 
 
-def judge_state(resolver: SuiteResolver, state: RunState) -> tuple[Verdict, str]:
-    """The verdict for one replayed run and the judge version; never raises."""
+def judge_state(
+    resolver: SuiteResolver, state: RunState, partner: RunState | None = None
+) -> tuple[Verdict, str]:
+    """The verdict for one replayed run and the judge version; never raises.
+
+    ``partner``: the finished run of the other round of this run's pair, for suites that judge
+    a pair together (they define ``bind_partner(task, partner_state) -> task``, see
+    :func:`load_partners`). The judge signature stays ``(task, state)``: the partner rides on
+    the task object, and the judge version still hashes only the task's own data.
+    """
     suite = resolver.get(state.suite)
     if suite is None:
         return Verdict.error(f"unknown suite {state.suite!r}"), "unknown"
     try:
         task = suite.get_task(state.task or "", state.params)
+        if partner is not None and hasattr(suite, "bind_partner"):
+            task = suite.bind_partner(task, partner)
     except Exception as exc:  # noqa: BLE001 - any failure to find the task is this run's error
         return Verdict.error(f"unknown task {state.task!r} in suite {state.suite!r}: {_msg(exc)}"), "unknown"
     try:
@@ -310,6 +320,38 @@ def with_judgements(state: RunState, judgements: tuple[Judgement, ...]) -> RunSt
     return msgspec.structs.replace(state, judgements=state.judgements + judgements)
 
 
+def load_partners(store: Store, resolver: SuiteResolver, states: dict[str, RunState]) -> dict[str, RunState]:
+    """run_id -> the replayed state of its pair partner, for runs of suites with ``bind_partner``.
+
+    The partner is the finished run with the same ``pair_id`` and the other ``pair_round``
+    (the first by run_id if there are several); it need not be among the runs being judged.
+    An open partner is left out: an unfinished second attempt is not a second attempt yet.
+    """
+    wanted = {
+        rid: st for rid, st in states.items()
+        if st.pair_id is not None and hasattr(resolver.get(st.suite), "bind_partner")
+    }
+    if not wanted:
+        return {}
+    with Views(store, split=None) as views:
+        views.con.register("_pairs", pa.table({"pair_id": sorted({st.pair_id for st in wanted.values()})}))
+        rows = views.con.execute(
+            "SELECT run_id, pair_id, pair_round FROM _runs_all WHERE outcome IS NOT NULL "
+            "AND pair_id IN (SELECT pair_id FROM _pairs) ORDER BY run_id"
+        ).fetchall()
+    members: dict[str, list[tuple[str, int | None]]] = defaultdict(list)
+    for rid, pid, rnd in rows:
+        members[pid].append((rid, rnd))
+    chosen = {}
+    for rid, st in wanted.items():
+        other = [m for m, rnd in members.get(st.pair_id or "", []) if m != rid and rnd != st.pair_round]
+        if other:
+            chosen[rid] = other[0]
+    missing = sorted(set(chosen.values()) - set(states))
+    loaded = {**states, **{r: replay(e) for r, e in load_events(store, missing).items()}}
+    return {rid: loaded[p] for rid, p in chosen.items()}
+
+
 def judge_runs(
     store: Store,
     resolver: SuiteResolver,
@@ -332,9 +374,11 @@ def judge_runs(
     judgements = recorded_judgements(store)
     rows = []
     versions: dict[str, str] = {}
+    states = {run_id: with_judgements(replay(events[run_id]), judgements) for run_id in sel.finished}
+    partners = load_partners(store, resolver, states)
     for run_id in sel.finished:
-        state = with_judgements(replay(events[run_id]), judgements)
-        verdict, version = judge_state(resolver, state)
+        state = states[run_id]
+        verdict, version = judge_state(resolver, state, partners.get(run_id))
         s = resolver.get(state.suite)
         if s is not None and state.suite not in versions:
             versions[state.suite or ""] = s.code_version()

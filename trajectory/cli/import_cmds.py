@@ -13,7 +13,9 @@ import typer
 import_app = typer.Typer(help="Import runs recorded by other harnesses.", no_args_is_help=True)
 
 # Modules that add a command to `import_app` through their `register(import_app)`.
-IMPORTERS: list[str] = []
+IMPORTERS: list[str] = [
+    "trajectory.cli.import_selfevo",
+]
 
 
 def register(app: typer.Typer) -> None:

@@ -28,14 +28,35 @@ def register(app: typer.Typer) -> None:
         where: Annotated[str | None, typer.Option(help="SQL condition on the runs view.")] = None,
         batch: Annotated[str | None, typer.Option(help="Only runs of this batch.")] = None,
         dry_run: Annotated[bool, typer.Option("--dry-run", help="Judge and show the diff; write nothing.")] = False,
+        llm: Annotated[
+            bool, typer.Option("--llm", help="First ask the LLM judge the prompts not yet answered, and record them.")
+        ] = False,
+        llm_base_url: Annotated[
+            str | None, typer.Option(help="Chat-completions base URL (else $TRAJ_LLM_BASE_URL, $OPENAI_BASE_URL).")
+        ] = None,
+        llm_key: Annotated[
+            str | None, typer.Option(help="API key (else $TRAJ_LLM_API_KEY, $OPENAI_API_KEY).", show_default=False)
+        ] = None,
+        llm_model: Annotated[str | None, typer.Option(help="Judge model (else $TRAJ_LLM_MODEL).")] = None,
         json_: JsonOpt = False,
         store: StoreOpt = None,
     ) -> None:
         """Judge finished runs with the current judge code; each call is one pass."""
         s = open_store(store)
+        resolver = SuiteResolver(s)
+        if llm or llm_base_url or llm_key or llm_model:
+            from trajectory.llm import LLMError, ask_and_record, resolve_config
+
+            if not llm:
+                raise LLMError("--llm-base-url, --llm-key and --llm-model go with --llm")
+            if dry_run:
+                raise LLMError("--llm records the model's answers; it cannot be combined with --dry-run")
+            config = resolve_config(llm_base_url, llm_key, llm_model)
+            report = ask_and_record(s, resolver, config, suite=suite, run_ids=run, where=where, batch=batch)
+            typer.echo(report.line(), err=json_)
         result = judge_runs(
             s,
-            SuiteResolver(s),
+            resolver,
             suite=suite,
             run_ids=run,
             where=where,

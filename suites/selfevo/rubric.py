@@ -1,0 +1,181 @@
+"""L3, tool quality: the prompt an LLM judge is asked, and reading its recorded answer.
+
+Pure. The judge never calls a model: it builds the prompt, hashes it into a key, and looks the
+key up among the judgements recorded in the store (``traj judge --llm`` asks the model and
+records the answers; see trajectory/llm.py). The same prompt always gives the same key, so a
+recorded answer is found again by every later judging.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+JUDGE = "selfevo.L3"
+DIMENSIONS = ("error_handling", "input_validation", "documentation", "robustness")
+MAX_PER_DIMENSION = 3
+
+SYSTEM = (
+    "You review Python tool functions that a self-evolving agent wrote for itself. Judge only "
+    "the code you are given. Give each of four dimensions an integer from 0 to 3 "
+    "(0 = absent, 1 = weak, 2 = adequate, 3 = excellent):\n"
+    "- error_handling: network, I/O and parsing failures are caught and reported usefully.\n"
+    "- input_validation: argument types, values and bounds are checked; bad input raises.\n"
+    "- documentation: a docstring states purpose, arguments, return value and exceptions.\n"
+    "- robustness: the code fits the task's goal and handles edge cases and failures.\n"
+    "Answer with one JSON object and nothing else: "
+    '{"error_handling": 0-3, "input_validation": 0-3, "documentation": 0-3, '
+    '"robustness": 0-3, "comment": "one or two sentences"}'
+)
+
+
+@dataclass(frozen=True)
+class LLMRequest:
+    """One prompt for an LLM judge. ``key`` identifies the prompt; the model is recorded next to
+    the answer, so the same prompt asked of two models gives two answers under one key."""
+
+    judge: str
+    key: str
+    messages: tuple[Mapping[str, str], ...]
+    response_format: Mapping[str, Any] | None = None
+    label: str = ""
+
+
+def messages(goal: str, tool_name: str, code: str) -> tuple[dict[str, str], ...]:
+    user = (
+        f"Task goal: {goal}\n\n"
+        f"The agent created the tool `{tool_name}`:\n```python\n{code}\n```"
+    )
+    return ({"role": "system", "content": SYSTEM}, {"role": "user", "content": user})
+
+
+def prompt_key(judge: str, msgs: tuple[Mapping[str, str], ...]) -> str:
+    """sha256 over the judge name and the exact messages (canonical JSON)."""
+    blob = json.dumps({"judge": judge, "messages": list(msgs)}, sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+def request_for(goal: str, tool: Mapping[str, Any], label: str = "") -> LLMRequest | None:
+    """The L3 request for a created tool, or None when the tool has no code to judge."""
+    name, code = tool.get("name"), tool.get("code")
+    if not isinstance(code, str) or not code.strip():
+        return None
+    msgs = messages(goal, str(name), code)
+    return LLMRequest(
+        judge=JUDGE,
+        key=prompt_key(JUDGE, msgs),
+        messages=msgs,
+        response_format={"type": "json_object"},
+        label=label,
+    )
+
+
+def _json_object(text: str) -> dict[str, Any] | None:
+    try:
+        value = json.loads(text)
+    except ValueError:
+        # Models wrap JSON in prose or code fences: take the outermost {...}.
+        m = re.search(r"\{.*\}", text, re.DOTALL)
+        if m is None:
+            return None
+        try:
+            value = json.loads(m.group(0))
+        except ValueError:
+            return None
+    return value if isinstance(value, dict) else None
+
+
+def _mark(value: Any) -> int | None:
+    """A rubric mark 0..3: an int, an integral float, or a string of digits; else None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        mark = value
+    elif isinstance(value, float) and value.is_integer():
+        mark = int(value)
+    elif isinstance(value, str) and value.strip().isdigit():
+        mark = int(value.strip())
+    else:
+        return None
+    return mark if 0 <= mark <= MAX_PER_DIMENSION else None
+
+
+def parse_rubric(raw: str) -> tuple[dict[str, Any] | None, str]:
+    """The rubric in a judge's answer, or (None, why it cannot be read).
+
+    Stricter than the seed on purpose: the seed scores an unreadable answer 0 and a missing
+    dimension 0; here both are "cannot read" (L3 n/a with the raw text kept), because a zero
+    would claim the tool is bad when only the judge's answer was.
+    """
+    obj = _json_object(raw)
+    if obj is None:
+        return None, "the judge's answer is not a JSON object"
+    marks = {}
+    for dim in DIMENSIONS:
+        mark = _mark(obj.get(dim))
+        if mark is None:
+            return None, f"the judge's answer has no mark 0-3 for {dim} (got {obj.get(dim)!r})"
+        marks[dim] = mark
+    comment = obj.get("comment")
+    return {**marks, "comment": comment if isinstance(comment, str) else ""}, ""
+
+
+# lookup(judge, key) -> (model, recorded output), or None when nothing is recorded.
+Lookup = Callable[[str, str], "tuple[str, Mapping[str, Any]] | None"]
+
+
+def layer3(goal: str, tools: list[dict[str, Any]], lookup: Lookup) -> tuple[dict[str, Any], LLMRequest | None]:
+    """L3 from a recorded judgement found by ``lookup``.
+
+    Returns the layer result and the request it needs (None when L3 does not apply).
+    """
+    if not tools:
+        return {"score": None, "detail": "no tool created in this attempt: L3 does not apply"}, None
+    tool = tools[0]  # the harness judges the first created tool
+    request = request_for(goal, tool)
+    if request is None:
+        return {
+            "score": None,
+            "tool_name": tool.get("name"),
+            "detail": f"the created tool {tool.get('name')!r} has no code recorded: L3 cannot be judged",
+        }, None
+    found = lookup(request.judge, request.key)
+    if found is None:
+        return {
+            "score": None,
+            "tool_name": tool.get("name"),
+            "key": request.key,
+            "detail": "no recorded LLM judgement for this tool's prompt: run `traj judge --llm` to ask one",
+        }, request
+    model, output = found
+    raw = output.get("raw")
+    if isinstance(raw, str):
+        rubric, why = parse_rubric(raw)
+    else:
+        # A judgement recorded without its raw text: read the fields it has.
+        raw = json.dumps(dict(output), ensure_ascii=False, sort_keys=True)
+        rubric, why = parse_rubric(raw)
+    if rubric is None:
+        return {
+            "score": None,
+            "tool_name": tool.get("name"),
+            "key": request.key,
+            "model": model,
+            "judge_text": raw,
+            "detail": f"unreadable LLM judgement: {why}; L3 left n/a (raw text kept)",
+        }, request
+    total = sum(rubric[d] for d in DIMENSIONS)
+    score = round(total / (MAX_PER_DIMENSION * len(DIMENSIONS)), 3)
+    return {
+        "score": score,
+        "rubric": rubric,
+        "judge_text": raw,
+        "tool_name": tool.get("name"),
+        "key": request.key,
+        "model": model,
+        "detail": f"rubric total {total}/12 -> {score}" + (f"; {rubric['comment']}" if rubric["comment"] else ""),
+    }, request

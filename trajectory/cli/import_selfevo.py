@@ -1,0 +1,144 @@
+"""``traj import selfevo FILE``: trajectories of tool-creating agents, in the self-evolution
+suite's schema (JSON Lines, one trajectory per line), become runs of suite ``selfevo``.
+
+The mapping is in ``suites/selfevo/trajectories.py``; this module reads the file, reports bad
+lines as ``FILE:LINE: $.path: problem``, and ingests the whole file in one all-or-nothing batch.
+Run ids and pair ids are derived from batch, task id and profile, so importing the same file
+again adds nothing.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from suites.selfevo.trajectories import Trajectory, parse_trajectory, to_events
+from trajectory.errors import SchemaError
+from trajectory.events import Event
+from trajectory.ingest import IngestReport, ingest_events, parsed_from_events
+from trajectory.store import Store
+
+from .common import JsonOpt, StoreOpt, echo_json, handle_errors, open_store
+
+# The schema carries no times; runs start here unless --at says otherwise.
+DEFAULT_START = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
+MAX_ERRORS = 20
+
+
+def default_batch(path: str) -> str:
+    if path == "-":
+        return "stdin"
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", Path(path).stem) or "selfevo"
+
+
+def parse_lines(data: bytes, source: str) -> list[tuple[int, Trajectory]]:
+    """The trajectories of a file with their 1-based line numbers; every bad line is reported."""
+    out: list[tuple[int, Trajectory]] = []
+    problems: list[str] = []
+    seen: dict[tuple[str, str, bool], int] = {}
+    for n, raw in enumerate(data.split(b"\n"), start=1):
+        if not raw.strip():
+            continue
+        where = f"{source}:{n}"
+        try:
+            obj = json.loads(raw)
+        except (ValueError, UnicodeDecodeError) as exc:
+            problems.append(f"{where}: not JSON: {exc}")
+            continue
+        except RecursionError:
+            problems.append(f"{where}: not JSON this program reads: nested too deeply")
+            continue
+        try:
+            traj = parse_trajectory(obj, where)
+        except SchemaError as exc:
+            problems.append(str(exc))
+            continue
+        key = (traj.task_id, traj.profile, traj.is_variant)
+        if key in seen:
+            which = "second" if traj.is_variant else "first"
+            problems.append(
+                f"{where}: a {which} attempt at {traj.task_id} by {traj.profile} is already on line {seen[key]}"
+            )
+            continue
+        seen[key] = n
+        out.append((n, traj))
+    if problems:
+        more = f"\n... and {len(problems) - MAX_ERRORS} more" if len(problems) > MAX_ERRORS else ""
+        raise SchemaError("\n".join(problems[:MAX_ERRORS]) + more)
+    return out
+
+
+def events_of(
+    trajectories: list[tuple[int, Trajectory]], batch: str, start: _dt.datetime, model: str | None
+) -> list[Event]:
+    out: list[Event] = []
+    for _, traj in trajectories:
+        out += to_events(traj, batch, start, model)
+    return out
+
+
+def import_selfevo(
+    store: Store,
+    data: bytes,
+    source: str,
+    *,
+    batch: str,
+    start: _dt.datetime = DEFAULT_START,
+    model: str | None = None,
+) -> IngestReport:
+    """Import one file's trajectories; all of them or none."""
+    trajectories = parse_lines(data, source)
+    events = events_of(trajectories, batch, start, model)
+    return ingest_events(store, parsed_from_events(events, source), source)
+
+
+def _parse_at(text: str | None) -> _dt.datetime:
+    if text is None:
+        return DEFAULT_START
+    try:
+        at = _dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise SchemaError(f"--at: not an RFC 3339 time: {text!r}") from None
+    if at.tzinfo is None:
+        raise SchemaError(f"--at: give a UTC offset, e.g. {text}+00:00")
+    return at
+
+
+def register(import_app: typer.Typer) -> None:
+    @import_app.command("selfevo")
+    @handle_errors
+    def selfevo(
+        file: Annotated[str, typer.Argument(help="JSON Lines, one trajectory per line; - for standard input.")],
+        batch: Annotated[
+            str | None, typer.Option(help="Batch name (default: the file name without extension).")
+        ] = None,
+        model: Annotated[str | None, typer.Option(help="Agent model, recorded with every run.")] = None,
+        at: Annotated[
+            str | None, typer.Option(help="Start time of every run, RFC 3339 (default 1970-01-01T00:00:00Z).")
+        ] = None,
+        json_: JsonOpt = False,
+        store: StoreOpt = None,
+    ) -> None:
+        """Import self-evolution trajectories; is_variant:true lines are second attempts."""
+        if file == "-":
+            data, source = sys.stdin.buffer.read(), "<stdin>"
+        else:
+            try:
+                data = Path(file).read_bytes()
+            except OSError as exc:
+                raise SchemaError(f"{file}: cannot read: {exc.strerror or exc}") from None
+            source = file
+        report = import_selfevo(
+            open_store(store), data, source, batch=batch or default_batch(file), start=_parse_at(at), model=model
+        )
+        if json_:
+            echo_json({"source": source, "runs": report.runs, "events": report.events,
+                       "new": report.new, "present": report.present})
+        else:
+            typer.echo(report.line())

@@ -1,0 +1,324 @@
+"""Asking LLM judges, and recording their answers so that judging replays them.
+
+The shell side of the LLM-judged layers. A suite's pure judge never calls a model: it exposes
+``llm_requests(task, state)`` (objects with ``judge``, ``key``, ``messages`` and optionally
+``response_format`` and ``label``), and reads answers from ``RunState.judgements``. This module,
+run only when a person asks (``traj judge --llm``), collects the requests of the selected runs,
+leaves out those already answered by the same model, asks an OpenAI-compatible
+chat-completions endpoint for the rest, and records every answer as a ``judgement_recorded``
+event in a judgement run of its own (suite ``traj.judgements``): a judged run is finished, and
+nothing may follow ``run_finished``. Every later judging finds the answer by judge and key.
+
+Plain ``urllib``: no client library. Timeouts on every request; 429 and 5xx (and connection
+failures) are retried with backoff, honouring ``Retry-After``; other failures are one clear line.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as _dt
+import ipaddress
+import json
+import os
+import secrets
+import socket
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Protocol
+
+from replay import replay
+
+from .errors import TrajError
+from .judging import JUDGEMENT_SUITE, SuiteResolver, load_events, recorded_judgements, select_runs
+from .store import Store
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+MAX_RETRY_WAIT = 30.0  # seconds; a longer Retry-After is capped, not obeyed
+
+
+class LLMError(TrajError, RuntimeError):
+    """The LLM endpoint could not be asked, or did not answer in the chat-completions format."""
+
+
+class LLMRequest(Protocol):
+    judge: str
+    key: str
+    messages: Sequence[Mapping[str, str]]
+
+
+@dataclasses.dataclass(frozen=True)
+class LLMConfig:
+    base_url: str
+    model: str
+    api_key: str | None = dataclasses.field(default=None, repr=False)  # never printed
+    timeout: float = 60.0
+    retries: int = 3  # retries after the first try, for 429, 5xx and connection failures
+    backoff: float = 1.0  # seconds; doubled after each retry
+
+    @property
+    def endpoint(self) -> str:
+        return self.base_url.rstrip("/") + "/chat/completions"
+
+
+def resolve_config(
+    base_url: str | None = None,
+    api_key: str | None = None,
+    model: str | None = None,
+    env: Mapping[str, str] | None = None,
+    **kw: Any,
+) -> LLMConfig:
+    """Flags first, then TRAJ_LLM_BASE_URL / TRAJ_LLM_API_KEY / TRAJ_LLM_MODEL, then
+    OPENAI_BASE_URL / OPENAI_API_KEY; the base URL defaults to OpenAI's."""
+    env = os.environ if env is None else env
+    base_url = base_url or env.get("TRAJ_LLM_BASE_URL") or env.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
+    api_key = api_key or env.get("TRAJ_LLM_API_KEY") or env.get("OPENAI_API_KEY") or None
+    model = model or env.get("TRAJ_LLM_MODEL")
+    if not model:
+        raise LLMError("no judge model: give --llm-model or set TRAJ_LLM_MODEL")
+    parsed = urllib.parse.urlsplit(base_url)
+    if parsed.scheme not in ("http", "https") or not parsed.netloc:
+        raise LLMError(f"LLM base URL must be http(s)://host/..., got {base_url!r}")
+    return LLMConfig(base_url=base_url, model=model, api_key=api_key, **kw)
+
+
+def _is_loopback(host: str | None) -> bool:
+    if host is None:
+        return False
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+class ChatClient:
+    """A minimal chat-completions client. ``requests`` counts the HTTP requests it made."""
+
+    def __init__(self, config: LLMConfig, sleep: Callable[[float], None] = time.sleep):
+        self.config = config
+        self.sleep = sleep
+        self.requests = 0
+        host = urllib.parse.urlsplit(config.endpoint).hostname
+        # A proxy from the environment must not swallow a judge on this machine.
+        handlers = [urllib.request.ProxyHandler({})] if _is_loopback(host) else []
+        self._opener = urllib.request.build_opener(*handlers)
+
+    def complete(self, messages: Sequence[Mapping[str, str]], response_format: Mapping[str, Any] | None = None) -> str:
+        """The text of the first choice. Raises :class:`LLMError` with a one-line reason."""
+        body: dict[str, Any] = {"model": self.config.model, "messages": [dict(m) for m in messages], "temperature": 0}
+        if response_format:
+            body["response_format"] = dict(response_format)
+        url = self.config.endpoint
+        wait = self.config.backoff
+        last = ""
+        for attempt in range(self.config.retries + 1):
+            status, headers, payload, failure = self._post(body)
+            if failure is None and status == 200:
+                return self._content(payload, url)
+            if failure is None and status == 400 and "response_format" in body:
+                # Some models refuse JSON mode; ask again without it (not counted as a retry).
+                del body["response_format"]
+                status, headers, payload, failure = self._post(body)
+                if failure is None and status == 200:
+                    return self._content(payload, url)
+            if failure is not None:
+                last = failure
+            elif status == 429 or status >= 500:
+                last = f"HTTP {status}: {_snippet(payload)}"
+            else:
+                raise LLMError(f"{url}: HTTP {status}: {_snippet(payload)}")
+            if attempt < self.config.retries:
+                after = _retry_after(headers) if headers else None
+                self.sleep(min(after, MAX_RETRY_WAIT) if after is not None else wait)
+                wait *= 2
+        raise LLMError(f"{url}: no answer after {self.config.retries + 1} tries; last: {last}")
+
+    def _post(self, body: dict[str, Any]) -> tuple[int, Mapping[str, str] | None, bytes, str | None]:
+        """(status, headers, body, None), or (0, None, b"", why) when no HTTP answer came."""
+        headers = {"Content-Type": "application/json", "Accept": "application/json"}
+        if self.config.api_key:
+            headers["Authorization"] = f"Bearer {self.config.api_key}"
+        req = urllib.request.Request(
+            self.config.endpoint, data=json.dumps(body, ensure_ascii=False).encode("utf-8"), headers=headers, method="POST"
+        )
+        self.requests += 1
+        try:
+            with self._opener.open(req, timeout=self.config.timeout) as resp:
+                return resp.status, dict(resp.headers), resp.read(), None
+        except urllib.error.HTTPError as exc:
+            try:
+                data = exc.read()
+            except OSError:
+                data = b""
+            return exc.code, dict(exc.headers or {}), data, None
+        except (urllib.error.URLError, TimeoutError, socket.timeout, ConnectionError, OSError) as exc:
+            reason = getattr(exc, "reason", exc)
+            return 0, None, b"", f"cannot reach the endpoint: {reason}"
+
+    @staticmethod
+    def _content(payload: bytes, url: str) -> str:
+        try:
+            data = json.loads(payload)
+            content = data["choices"][0]["message"]["content"]
+        except (ValueError, KeyError, IndexError, TypeError):
+            raise LLMError(f"{url}: not a chat-completions answer: {_snippet(payload)}") from None
+        if content is None:
+            return ""
+        if not isinstance(content, str):
+            raise LLMError(f"{url}: choices[0].message.content is not text: {_snippet(payload)}")
+        return content
+
+
+def _retry_after(headers: Mapping[str, str]) -> float | None:
+    for k, v in headers.items():
+        if k.lower() == "retry-after":
+            try:
+                return max(0.0, float(v))
+            except ValueError:
+                return None
+    return None
+
+
+def _snippet(payload: bytes, limit: int = 200) -> str:
+    text = payload.decode("utf-8", "replace").strip().replace("\n", " ")
+    return (text[:limit] + "...") if len(text) > limit else (text or "(empty body)")
+
+
+def parsed_output(text: str) -> dict[str, Any]:
+    """What a judgement records: the raw text, plus the fields when the text is a JSON object.
+    The judge re-reads ``raw`` itself, so an answer that is not JSON is kept, not lost."""
+    out: dict[str, Any] = {}
+    try:
+        value = json.loads(text)
+    except ValueError:
+        value = None
+    if isinstance(value, dict):
+        out.update({k: v for k, v in value.items() if k != "raw"})
+    out["raw"] = text
+    return out
+
+
+# -- collecting and recording -----------------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class Pending:
+    request: Any
+    run_id: str
+
+
+@dataclasses.dataclass
+class LLMReport:
+    model: str
+    needed: int = 0  # prompts the selected runs need
+    already: int = 0  # of those, answered before by this model
+    recorded: int = 0
+    failed: list[str] = dataclasses.field(default_factory=list)
+    run_id: str | None = None  # the judgement run written, if any
+
+    def line(self) -> str:
+        text = (
+            f"llm {self.model}: {self.needed} prompt{'s' if self.needed != 1 else ''} needed, "
+            f"{self.already} already answered, {self.recorded} asked and recorded"
+        )
+        if self.run_id:
+            text += f" (run {self.run_id})"
+        if self.failed:
+            text += f", {len(self.failed)} failed"
+        return text
+
+
+def pending_requests(
+    store: Store,
+    resolver: SuiteResolver,
+    model: str,
+    *,
+    suite: str | None = None,
+    run_ids: Sequence[str] | None = None,
+    where: str | None = None,
+    batch: str | None = None,
+) -> tuple[list[Pending], int]:
+    """The prompts the selected finished runs need that ``model`` has not answered yet, one per
+    (judge, key), and how many were answered already."""
+    sel = select_runs(store, suite=suite, run_ids=run_ids, where=where, batch=batch)
+    events = load_events(store, sel.finished)
+    answered = {(j.judge, j.key, j.model) for j in recorded_judgements(store)}
+    todo: dict[tuple[str, str], Pending] = {}
+    already: set[tuple[str, str]] = set()
+    for run_id in sel.finished:
+        state = replay(events[run_id])
+        s = resolver.get(state.suite)
+        if s is None or not hasattr(s, "llm_requests"):
+            continue
+        try:
+            task = s.get_task(state.task or "", state.params)
+        except Exception:  # noqa: BLE001 - an unknown task is reported by judging itself
+            continue
+        for req in s.llm_requests(task, state):
+            ident = (req.judge, req.key)
+            if (req.judge, req.key, model) in answered:
+                already.add(ident)
+            elif ident not in todo:
+                todo[ident] = Pending(req, run_id)
+    return list(todo.values()), len(already)
+
+
+def ask_and_record(
+    store: Store,
+    resolver: SuiteResolver,
+    config: LLMConfig,
+    *,
+    client: ChatClient | None = None,
+    suite: str | None = None,
+    run_ids: Sequence[str] | None = None,
+    where: str | None = None,
+    batch: str | None = None,
+    by: str | None = None,
+) -> LLMReport:
+    """Ask the model the prompts not yet answered and record the answers in one judgement run.
+
+    Answers that came back are recorded even when others failed; then :class:`LLMError` says
+    how many failed, and running again asks only those.
+    """
+    from .recorder import Recorder
+
+    todo, already = pending_requests(
+        store, resolver, config.model, suite=suite, run_ids=run_ids, where=where, batch=batch
+    )
+    report = LLMReport(model=config.model, needed=len(todo) + already, already=already)
+    if not todo:
+        return report
+    client = client or ChatClient(config)
+    answers = []
+    for p in todo:
+        try:
+            text = client.complete(p.request.messages, getattr(p.request, "response_format", None))
+        except LLMError as exc:
+            report.failed.append(f"run {p.run_id} ({p.request.judge}): {exc}")
+            continue
+        answers.append((p.request, text))
+    if answers:
+        now = _dt.datetime.now(_dt.timezone.utc)
+        report.run_id = f"llm-{now.strftime('%Y%m%dT%H%M%S%f')}-{secrets.token_hex(3)}"
+        with Recorder(
+            store,
+            run_id=report.run_id,
+            suite=JUDGEMENT_SUITE,
+            task="llm",
+            agent={"name": by or "traj judge --llm", "model": config.model},
+            mode="text",
+        ) as rec:
+            for req, text in answers:
+                rec.judgement(req.judge, config.model, req.key, parsed_output(text))
+            rec.finish("succeeded")
+        report.recorded = len(answers)
+    if report.failed:
+        raise LLMError(
+            f"{len(report.failed)} of {len(todo)} LLM prompts failed ({report.recorded} answers recorded; "
+            f"run again to ask only the rest); first: {report.failed[0]}"
+        )
+    return report
