@@ -171,3 +171,69 @@ def test_all_bad_lines_are_reported_together(tmp_path, sdir) -> None:
     assert r.exit_code == 1
     for n in (1, 2, 3):
         assert f"{f}:{n}: " in r.output
+
+
+# -- the judging engine's pair partner hook ----------------------------------------------------------
+
+
+def ingest_trajectories(store: Store, objs: list[dict], *, open_second: bool = False) -> dict[int, str]:
+    """Ingest trajectories as events; optionally leave the second attempt open (no run_finished)."""
+    import datetime as dt
+
+    from suites.selfevo.trajectories import parse_trajectory, to_events
+    from trajectory.ingest import ingest_events, parsed_from_events
+
+    events, ids = [], {}
+    for obj in objs:
+        t = parse_trajectory(obj, "t")
+        evs = to_events(t, "b", dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc))
+        if open_second and t.is_variant:
+            evs = evs[:-1]
+        ids[t.round] = evs[0].run_id
+        events += evs
+    ingest_events(store, parsed_from_events(events), "t")
+    return ids
+
+
+def l4_of(store: Store, run_id: str):
+    return json.loads(current_rows(store)[run_id]["details"])["layers"]["L4"]["score"]
+
+
+def test_partner_outside_the_selection_is_still_bound(store) -> None:
+    ids = ingest_trajectories(store, [traj("task-01", good_steps()), traj("task-01", reuse_steps(), variant=True)])
+    result = judge_runs(store, SuiteResolver(store), run_ids=[ids[1]])
+    assert [r["run_id"] for r in result.rows] == [ids[1]]
+    assert l4_of(store, ids[1]) == 1.0
+    judge_runs(store, SuiteResolver(store), run_ids=[ids[2]])
+    assert current_rows(store)[ids[2]]["reason"] == f"second attempt: scored on its first attempt {ids[1]}"
+
+
+def test_an_open_second_attempt_is_not_a_partner(store) -> None:
+    ids = ingest_trajectories(store, [traj("task-01", good_steps()), traj("task-01", reuse_steps(), variant=True)],
+                              open_second=True)
+    result = judge_runs(store, SuiteResolver(store))
+    assert result.open_runs == 1
+    assert l4_of(store, ids[1]) is None
+
+
+def test_suites_without_bind_partner_are_judged_as_before(store) -> None:
+    from judges.base import Suite, Verdict
+
+    seen = []
+
+    class Plain(Suite):
+        name = "selfevo"
+
+        def get_task(self, task_id, params=None):
+            return task_id
+
+        def task_data(self, task):
+            return task
+
+        def judge(self, task, state):
+            seen.append(task)
+            return Verdict.na("plain")
+
+    ingest_trajectories(store, [traj("task-01", good_steps()), traj("task-01", reuse_steps(), variant=True)])
+    judge_runs(store, SuiteResolver(store, overrides={"selfevo": Plain()}))
+    assert seen == ["task-01", "task-01"]
