@@ -115,3 +115,16 @@ def test_budget_does_not_change_the_verdict_but_is_recorded():
 def test_write_task_marker_is_in_details():
     t = task(category="write", goal="写 备忘-{run}", marker="备忘-{run}")
     assert verdict(t, state("x", batch="b9")).details["marker"] == "备忘-b9"
+
+
+def test_login_cue_must_be_on_the_screen_before_the_takeover():
+    import msgspec
+
+    from replay.state import Screen
+
+    s = _takeover(text="需要你处理", screen="首页推荐")
+    assert verdict(task(), s).outcome == "fail"
+    # A login page read after the takeover is not the obstacle the agent reported.
+    later = msgspec.structs.replace(s, screens=s.screens + (Screen(seq=3, text="请登录"),))
+    assert verdict(task(), later).outcome == "fail"
+    assert verdict(task(), _takeover(text="需要你处理", screen="请先登录")).outcome == "na"

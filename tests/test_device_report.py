@@ -236,3 +236,26 @@ def test_report_suite_delegates_to_cli_report(store, tmp_path):
     assert r.exit_code == 0 and r.output.strip() == "table for store as csv"
     r = run("report", "--suite", "device", "--store", str(store.loc))
     assert r.exit_code == 1 and "no report of its own" in r.output
+
+
+def test_registered_team_folder_judges_runs_routed_to_its_name(tmp_path):
+    from device_helpers import write_task
+
+    from trajectory.recorder import Recorder
+
+    root = tmp_path / "team-tasks"
+    write_task(root, "read", {"id": "calc", "goal": "算 2×3", "category": "read", "expect": "succeeded",
+                              "partition": "tune", "apps": ["{app:calculator}"],
+                              "checks": [{"type": "answer_contains", "value": 6}]})
+    (root / "suite.json").write_text('{"minCounts": {}}')
+    store = Store(tmp_path / "store")
+    assert run("suite", "add", "team", str(root), "--store", str(store.loc)).exit_code == 0
+    for i, answer in enumerate(["等于 6", "等于 5"]):
+        with Recorder(store, run_id=f"team-{i}", suite="team", task="calc", batch="wk1") as rec:
+            rec.screen("2×3=6", app="com.miui.calculator")
+            rec.answer(answer)
+            rec.finish("succeeded")
+    r = run("judge", "--store", str(store.loc))
+    assert r.exit_code == 0 and "(1 pass, 1 fail)" in r.output, r.output
+    scores = [json.loads(x) for x in report(store, tmp_path, batch="wk1")["scores.jsonl"].splitlines()]
+    assert [(s["run_id"], s["verdict"]) for s in scores] == [("team-0", "pass"), ("team-1", "fail")]
