@@ -6,6 +6,8 @@ Expected numbers marked "seed" were computed by the seed's own harness on the sa
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from selfevo_helpers import SUITE, TASKS, good_steps, judge, reuse_steps, state_of, traj
 
 from replay.state import Judgement
@@ -304,3 +306,55 @@ def test_judge_version_ignores_the_partner() -> None:
     bound = SUITE.bind_partner(task, state_of(traj("task-01", reuse_steps(), variant=True)))
     assert SUITE.version(task) == SUITE.version(bound)
     assert SUITE.version(task) != SUITE.version(SUITE.get_task("task-02"))
+
+
+# -- properties --------------------------------------------------------------------------------------
+
+ACTIONS = ["search", "read_web", "select_library", "create_tool", "register_tool", "retrieve_tool", "call_tool",
+           "final_answer", "other"]
+TEXT = st.text(max_size=12)
+ARGS = st.dictionaries(st.sampled_from(["query", "library", "name", "url", "result", "args"]),
+                       st.one_of(TEXT, st.integers(-5, 5), st.dictionaries(TEXT, TEXT, max_size=2)), max_size=3)
+STEPS = st.lists(st.tuples(st.sampled_from(ACTIONS), ARGS), max_size=8)
+SCORE = st.one_of(st.none(), st.floats(0, 1, allow_nan=False))
+
+
+@settings(max_examples=60, deadline=None)
+@given(STEPS, st.one_of(st.none(), TEXT), st.sampled_from(sorted(TASKS)))
+def test_import_mapping_keeps_steps_and_answer(steps, answer, task_id) -> None:
+    obj = {"task_id": task_id, "profile": "p", "steps": [{"action": a, **args} for a, args in steps]}
+    if answer is not None:
+        obj["final_answer"] = answer
+    state = state_of(obj)
+    assert [(s.action, s.args or {}) for s in state.steps] == [(a, args) for a, args in steps]
+    assert state.answer == answer
+    assert state.finished and state.pair_round == 1
+
+
+@settings(max_examples=200, deadline=None)
+@given(STEPS, st.sampled_from(sorted(TASKS)))
+def test_layer2_score_is_its_components_weighted(steps, task_id) -> None:
+    a = Attempt(steps=tuple(steps))
+    result = layer2(TASKS[task_id], a)
+    if result["score"] is None:
+        assert "retrieve_tool" in a.actions() and not set(a.actions()) & {"search", "select_library", "create_tool"}
+        return
+    c = result["components"]
+    expected = (0.40 * c["selected_recommended_lib"] + 0.25 * c["on_topic_search"]
+                + 0.25 * c["avoided_pitfalls"] + 0.10 * c["visited_web"])
+    assert result["score"] == round(expected, 3)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.tuples(SCORE, SCORE, SCORE, SCORE))
+def test_aggregate_lies_between_the_layer_scores(scores) -> None:
+    result = aggregate({k: {"score": s} for k, s in zip(layers.LAYERS, scores)})
+    present = [s for s in scores if s is not None]
+    if not present:
+        assert result["overall"] is None
+        return
+    assert round(min(present), 3) - 0.0005 <= result["overall"] <= round(max(present), 3) + 0.0005
+    assert result["used_layers"] == [k for k, s in zip(layers.LAYERS, scores) if s is not None]
+    # Layer order in the input does not matter.
+    shuffled = {k: {"score": s} for k, s in reversed(list(zip(layers.LAYERS, scores)))}
+    assert aggregate(shuffled) == result

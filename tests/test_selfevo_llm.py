@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -35,21 +36,27 @@ class FakeLLM:
         self.script: list[tuple[int, dict[str, str], bytes]] = []
         self.default = chat(json.dumps(FULL))
         self.requests: list[dict[str, Any]] = []
+        self.delay = 0.0
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:  # noqa: N802 - http.server's name
+                if fake.delay:
+                    time.sleep(fake.delay)
                 length = int(self.headers.get("Content-Length", "0"))
                 fake.requests.append(
                     {"path": self.path, "headers": dict(self.headers), "body": json.loads(self.rfile.read(length))}
                 )
                 status, headers, body = fake.script.pop(0) if fake.script else fake.default
-                self.send_response(status)
-                for k, v in headers.items():
-                    self.send_header(k, v)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
+                try:
+                    self.send_response(status)
+                    for k, v in headers.items():
+                        self.send_header(k, v)
+                    self.send_header("Content-Length", str(len(body)))
+                    self.end_headers()
+                    self.wfile.write(body)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up waiting (the timeout test)
 
             def log_message(self, *args: Any) -> None:
                 pass
@@ -153,6 +160,12 @@ def test_unreachable_endpoint(llm) -> None:
     llm.thread.start()
     with pytest.raises(LLMError, match="cannot reach the endpoint"):
         ChatClient(cfg, sleep=lambda s: None).complete(MSGS)
+
+
+def test_a_slow_endpoint_times_out(llm) -> None:
+    llm.delay = 0.5
+    with pytest.raises(LLMError, match="no answer after 1 tries; last: cannot reach the endpoint: timed out"):
+        ChatClient(config(llm, retries=0, timeout=0.1)).complete(MSGS)
 
 
 def test_config_from_flags_then_environment() -> None:
