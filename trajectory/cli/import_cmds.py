@@ -15,6 +15,7 @@ import_app = typer.Typer(help="Import runs recorded by other harnesses.", no_arg
 # Modules that add a command to `import_app` through their `register(import_app)`.
 IMPORTERS: list[str] = [
     "trajectory.cli.import_selfevo",
+    "trajectory.cli.import_mobilegym",
 ]
 
 
