@@ -251,8 +251,7 @@ def _seg_matches(sel: Sel, seg: Key | Item, last: bool, kind: str) -> bool:
 def covers(rule: str | tuple[Sel, ...], change: Change) -> bool:
     """Does the rule cover the change? A rule covers everything at or below the place it names."""
     sels = parse(rule) if isinstance(rule, str) else rule
-    # A key selector followed by item selectors names one segment per selector: split "alarms[+]"
-    # into Key(alarms) + Item, which is exactly how change paths are built.
+    # parse() gives one selector per change-path segment: "alarms[+]" is Key(alarms) then an Item.
     if len(sels) > len(change.path):
         return False
     n = len(change.path)

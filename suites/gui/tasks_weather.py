@@ -65,6 +65,7 @@ class CheckHighLow(AnswerTask):
     app = "weather"
     templates = ("{city}今天最高和最低气温分别是多少？",)
     parameters = {"city": city("beijing")}
+    answer_hint = "只填数字，不要带单位"
     answer_fields = [
         {"type": "number", "label": "最高气温（°C）"},
         {"type": "number", "label": "最低气温（°C）"},
