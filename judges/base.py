@@ -17,6 +17,7 @@ from typing import Any, Literal
 import msgspec
 from msgspec import Struct
 
+from replay.batch import ALL, Reads
 from replay.state import RunState
 
 Outcome = Literal["pass", "fail", "error", "skipped", "na"]
@@ -134,6 +135,9 @@ class Suite:
     name: str = ""
     #: Modules whose source makes up this suite's judge (its code version hashes them).
     code_modules: tuple[ModuleType, ...] = ()
+    #: What the judge reads from a RunState; the batch replay builds only that. The default,
+    #: everything, is always correct; a narrower one makes re-judging faster.
+    reads: Reads = ALL
 
     # -- to override ------------------------------------------------------------------------
     def task_ids(self) -> list[str]:
@@ -167,3 +171,13 @@ class Suite:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name!r}>"
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        # A suite loaded from a folder lives in a module made up at load time, which another
+        # process cannot import by name: it is sent as its folder and loaded again there.
+        folder = self.__dict__.get("_folder")
+        if folder is not None:
+            import suites
+
+            return (suites.load_folder, (folder,))
+        return object.__reduce_ex__(self, protocol)

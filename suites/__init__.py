@@ -68,7 +68,9 @@ def load_folder(folder: str | Path) -> Suite:
     folder = Path(folder)
     if (folder / "__init__.py").exists():
         module = import_package(folder)
-        return module.load(folder)
+        suite = module.load(folder)
+        suite.__dict__["_folder"] = str(folder)
+        return suite
     from suites import device  # a folder of task JSON files
 
     return device.load(folder)

@@ -150,3 +150,27 @@ def test_verdict_rejects_out_of_range_scores() -> None:
         Verdict(outcome="pass", score=1.5)
     with pytest.raises(ValueError):
         Verdict(outcome="great", score=1.0)  # type: ignore[arg-type]
+
+
+class Slow(Exploding):
+    def judge(self, task, state):
+        if state.run_id == "good":
+            while True:  # a judge stuck in a loop
+                pass
+        return Verdict.from_checks([Check(name="ok", passed=True)])
+
+
+def test_a_judge_past_its_time_budget_is_stopped_and_recorded_as_error(filled: Store) -> None:
+    result = judge_runs(filled, SuiteResolver(filled, overrides={"example": Slow()}), timeout=0.3)
+    by_run = {r["run_id"]: r for r in result.rows}
+    assert by_run["good"]["outcome"] == "error" and "time budget of 0.3s" in by_run["good"]["reason"]
+    assert by_run["chinese"]["outcome"] == "pass" and by_run["sheet"]["outcome"] == "pass"
+
+
+def test_workers_give_the_same_verdicts_in_the_same_order(filled: Store) -> None:
+    one = judge_runs(filled, SuiteResolver(filled), dry_run=True, partition=1)
+    two = judge_runs(filled, SuiteResolver(filled), dry_run=True, partition=1, workers=2)
+    strip = lambda rows: [{k: v for k, v in r.items() if k not in ("pass_id", "judged_at")} for r in rows]  # noqa: E731
+    assert strip(one.rows) == strip(two.rows)
+    slow = judge_runs(filled, SuiteResolver(filled, overrides={"example": Slow()}), partition=1, workers=2, timeout=0.3)
+    assert {r["run_id"]: r["outcome"] for r in slow.rows} == {"chinese": "pass", "good": "error", "sheet": "pass"}

@@ -17,12 +17,18 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+import multiprocessing
+import signal
+import threading
+
 import msgspec
 import pyarrow as pa
 
 import suites as suite_pkg
 from judges.base import Check, Suite, Verdict
 from replay import replay
+from replay.batch import ALL as ALL_READS
+from replay.batch import Reads, batch_sql, build_state
 from replay.state import Judgement, RunState
 
 from . import events as ev
@@ -41,6 +47,7 @@ class SuiteResolver:
         self.store = store
         self.overrides = dict(overrides or {})
         self._cache: dict[str, Suite | None] = {}
+        self.problems: dict[str, str] = {}  # suite name -> why its registered folder did not load
         self._builtin: dict[str, Suite] | None = None
 
     def registered(self) -> dict[str, dict[str, Any]]:
@@ -70,7 +77,13 @@ class SuiteResolver:
         if name not in self._cache:
             reg = self.registered().get(name)
             if reg is not None:
-                self._cache[name] = suite_pkg.load_folder(Path(reg["path"]))
+                try:
+                    self._cache[name] = suite_pkg.load_folder(Path(reg["path"]))
+                except Exception as exc:  # noqa: BLE001 - a broken suite folder errs its runs, not the pass
+                    self._cache[name] = None
+                    self.problems[name] = (
+                        f"suite {name!r} cannot be loaded from {reg['path']}: {type(exc).__name__}: {_msg(exc)}"
+                    )
             else:
                 self._cache[name] = self.builtin().get(name)
         return self._cache[name]
@@ -105,6 +118,7 @@ def register_suite(store: Store, name: str, path: str | os.PathLike[str], by: st
 class Selection:
     finished: list[str]
     open: list[str]
+    suites: dict[str, str | None] = dataclasses.field(default_factory=dict)
 
 
 def select_runs(
@@ -130,7 +144,7 @@ def select_runs(
     if where:
         conds.append(f"({where})")
     conds.append(f"suite IS DISTINCT FROM '{JUDGEMENT_SUITE}'")
-    sql = "SELECT run_id, outcome IS NOT NULL AS finished FROM _runs_all WHERE " + " AND ".join(conds)
+    sql = "SELECT run_id, outcome IS NOT NULL AS finished, suite FROM _runs_all WHERE " + " AND ".join(conds)
     with Views(store, split=None) as views:
         if where:
             # The condition is a person's SQL: the whole statement goes through the sandbox.
@@ -144,7 +158,9 @@ def select_runs(
         missing = [r for r in run_ids if r not in found]
         if missing:
             raise NotFound(f"no such run: {', '.join(missing[:5])}")
-    return Selection([r[0] for r in rows if r[1]], [r[0] for r in rows if not r[1]])
+    return Selection(
+        [r[0] for r in rows if r[1]], [r[0] for r in rows if not r[1]], {r[0]: r[2] for r in rows if r[1]}
+    )
 
 
 def load_events(store: Store, run_ids: Sequence[str], version: int | None = None) -> dict[str, list[ev.Event]]:
@@ -190,7 +206,7 @@ def judge_state(
     """
     suite = resolver.get(state.suite)
     if suite is None:
-        return Verdict.error(f"unknown suite {state.suite!r}"), "unknown"
+        return Verdict.error(resolver.problems.get(state.suite or "") or f"unknown suite {state.suite!r}"), "unknown"
     try:
         task = suite.get_task(state.task or "", state.params)
         if partner is not None and hasattr(suite, "bind_partner"):
@@ -352,6 +368,97 @@ def load_partners(store: Store, resolver: SuiteResolver, states: dict[str, RunSt
     return {rid: loaded[p] for rid, p in chosen.items()}
 
 
+class JudgeTimeout(BaseException):
+    """A judge ran past its per-run time budget. A BaseException, so that a judge's own broad
+    ``except Exception`` cannot swallow it."""
+
+
+def _run_with_budget(fn: Callable[[], Any], seconds: float | None) -> Any:
+    """Call ``fn`` and interrupt it after ``seconds`` (SIGALRM; main thread of a process only)."""
+    if not seconds or threading.current_thread() is not threading.main_thread():
+        return fn()
+
+    def alarm(signum: int, frame: Any) -> None:
+        raise JudgeTimeout(f"judge exceeded its time budget of {seconds:g}s")
+
+    previous = signal.signal(signal.SIGALRM, alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        return fn()
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def judge_with_budget(
+    resolver: SuiteResolver, state: RunState, partner: RunState | None, seconds: float | None
+) -> tuple[Verdict, str]:
+    try:
+        return _run_with_budget(lambda: judge_state(resolver, state, partner), seconds)
+    except JudgeTimeout as exc:
+        suite = resolver.get(state.suite)
+        version = "unknown"
+        try:
+            if suite is not None:
+                version = suite.version(suite.get_task(state.task or "", state.params))
+        except Exception:  # noqa: BLE001
+            pass
+        return Verdict.error(str(exc)), version
+
+
+def batch_states(store: Store, run_ids: Sequence[str], reads: Reads = ALL_READS) -> dict[str, RunState]:
+    """Replayed states of many runs through the vectorised path (see replay.batch)."""
+    if not run_ids:
+        return {}
+    with Views(store, split=None) as views:
+        views.con.register("_wanted", pa.table({"run_id": list(run_ids)}))
+        source = "(SELECT * FROM events WHERE run_id IN (SELECT run_id FROM _wanted))"
+        table = views.con.sql(batch_sql(reads, source)).to_arrow_table()
+    return {row["run_id"]: build_state(row, reads) for row in table.to_pylist()}
+
+
+def pass_reads(resolver: SuiteResolver, suite_names: Iterable[str | None]) -> Reads:
+    """The union of what the judges of these suites read."""
+    out: Reads | None = None
+    for name in set(suite_names):
+        suite = resolver.get(name)
+        reads = getattr(suite, "reads", ALL_READS) if suite is not None else Reads(screens=0, steps=False)
+        out = reads if out is None else out.union(reads)
+    return out or ALL_READS
+
+
+# The judging context of this process: set in the parent for in-process judging, and in each
+# worker by its initializer (workers are spawned: forking a process that runs DuckDB threads
+# can deadlock the child on a lock held by a thread that does not exist there).
+_WORKER: dict[str, Any] = {}
+
+
+def _init_worker(context: dict[str, Any]) -> None:
+    _WORKER.clear()
+    _WORKER.update(context)
+
+
+def _judge_partition(run_ids: Sequence[str]) -> tuple[list[dict[str, Any]], dict[str, str]]:
+    w = _WORKER
+    store: Store = w["store"]
+    resolver: SuiteResolver = w["resolver"]
+    states = {
+        r: with_judgements(st, w["judgements"])
+        for r, st in batch_states(store, run_ids, w["reads"]).items()
+    }
+    partners = load_partners(store, resolver, states)
+    rows = []
+    versions: dict[str, str] = {}
+    for run_id in run_ids:
+        state = states[run_id]
+        verdict, version = judge_with_budget(resolver, state, partners.get(run_id), w["timeout"])
+        suite = resolver.get(state.suite)
+        if suite is not None and (state.suite or "") not in versions:
+            versions[state.suite or ""] = suite.code_version()
+        rows.append(verdict_row(w["pass_id"], state, verdict, version, w["at"]))
+    return rows, versions
+
+
 def judge_runs(
     store: Store,
     resolver: SuiteResolver,
@@ -365,24 +472,49 @@ def judge_runs(
     command: str | None = None,
     note: str | None = None,
     kind: str = "judge",
+    workers: int = 1,
+    timeout: float | None = 60.0,
+    partition: int = 2000,
 ) -> PassResult:
-    """One judging pass over the selected finished runs."""
+    """One judging pass over the selected finished runs.
+
+    Runs are judged in partitions of ``partition`` runs (never all events in memory at once),
+    on ``workers`` processes when more than one; verdicts come back in run order either way,
+    so the result does not depend on the number of workers. A judge that raises, or runs past
+    ``timeout`` seconds on one run, gives that run an ``error`` verdict and the pass goes on.
+    """
     started = now_utc()
     pass_id = new_pass_id(started)
     sel = select_runs(store, suite=suite, run_ids=run_ids, where=where, batch=batch)
-    events = load_events(store, sel.finished)
-    judgements = recorded_judgements(store)
-    rows = []
+    finished = sel.finished
+    context = {
+        "store": store,
+        "resolver": resolver,
+        "reads": pass_reads(resolver, sel.suites.values()),
+        "judgements": recorded_judgements(store),
+        "timeout": timeout,
+        "pass_id": pass_id,
+        "at": started,
+    }
+    _init_worker(context)
+    parts = [finished[i : i + partition] for i in range(0, len(finished), partition)]
+    rows: list[dict[str, Any]] = []
     versions: dict[str, str] = {}
-    states = {run_id: with_judgements(replay(events[run_id]), judgements) for run_id in sel.finished}
-    partners = load_partners(store, resolver, states)
-    for run_id in sel.finished:
-        state = states[run_id]
-        verdict, version = judge_state(resolver, state, partners.get(run_id))
-        s = resolver.get(state.suite)
-        if s is not None and state.suite not in versions:
-            versions[state.suite or ""] = s.code_version()
-        rows.append(verdict_row(pass_id, state, verdict, version, started))
+    try:
+        if workers > 1 and len(parts) > 1:
+            ctx = multiprocessing.get_context("spawn")
+            with ctx.Pool(min(workers, len(parts)), initializer=_init_worker, initargs=(context,)) as pool:
+                results = pool.imap(_judge_partition, parts)
+                for part_rows, part_versions in results:
+                    rows.extend(part_rows)
+                    versions.update(part_versions)
+        else:
+            for part in parts:
+                part_rows, part_versions = _judge_partition(part)
+                rows.extend(part_rows)
+                versions.update(part_versions)
+    finally:
+        _WORKER.clear()
     result = PassResult(pass_id, started, now_utc(), rows, len(sel.open), False, versions)
     if not dry_run and rows:
         write_pass(

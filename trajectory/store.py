@@ -193,7 +193,7 @@ class Store:
             meta = json.loads(self.loc.read_bytes(FORMAT_FILE))
             fmt = int(meta["format"])
         except (ValueError, KeyError, TypeError) as exc:
-            raise StoreError(f"{self.loc / FORMAT_FILE}: unreadable format file: {exc}") from exc
+            raise StoreError(f"{self.loc.path(FORMAT_FILE)}: unreadable format file: {exc}") from exc
         if fmt > STORE_FORMAT:
             raise StoreError(
                 f"{self.loc}: store format {fmt} is newer than this traj understands "
@@ -294,7 +294,9 @@ class Store:
     def _sync_commit(self, name: str, version: int) -> None:
         log = self.loc.path(name, "_delta_log", f"{version:020d}.json")
         added: list[Path] = []
-        for line in log.read_text().splitlines():
+        # Split on "\n" only: str.splitlines() also splits on U+0085 and U+2028, which can occur
+        # raw inside the column statistics of a log entry.
+        for line in log.read_text(encoding="utf-8").split("\n"):
             if '"add"' in line:
                 action = json.loads(line).get("add")
                 if action:

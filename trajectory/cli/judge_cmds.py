@@ -38,6 +38,10 @@ def register(app: typer.Typer) -> None:
             str | None, typer.Option(help="API key (else $TRAJ_LLM_API_KEY, $OPENAI_API_KEY).", show_default=False)
         ] = None,
         llm_model: Annotated[str | None, typer.Option(help="Judge model (else $TRAJ_LLM_MODEL).")] = None,
+        workers: Annotated[int, typer.Option(help="Judge on this many processes (same verdicts either way).")] = 1,
+        timeout: Annotated[
+            float, typer.Option(help="Per-run time budget in seconds; a judge past it gives an error verdict (0: none).")
+        ] = 60.0,
         json_: JsonOpt = False,
         store: StoreOpt = None,
     ) -> None:
@@ -63,6 +67,8 @@ def register(app: typer.Typer) -> None:
             batch=batch,
             dry_run=dry_run,
             command=command_line(),
+            workers=max(1, workers),
+            timeout=timeout or None,
         )
         if json_:
             echo_json({"pass_id": result.pass_id, "written": result.written, "open_runs": result.open_runs,
