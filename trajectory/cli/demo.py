@@ -73,15 +73,18 @@ def fixed_suites(names: list[str], workdir: Path, out: Any = typer.echo) -> dict
 
 
 def summary_table(rows: list[dict[str, Any]]) -> str:
+    """Verdict counts per suite: what a person looks at first after a pass."""
     import pyarrow as pa
 
-    counts: dict[tuple[str, str], dict[str, int]] = {}
+    counts: dict[str, dict[str, Any]] = {}
     for r in rows:
-        c = counts.setdefault((r["suite"], r["task"]), {"runs": 0, "pass": 0, "fail": 0, "other": 0})
+        c = counts.setdefault(r["suite"], {"tasks": set(), "runs": 0, "pass": 0, "fail": 0,
+                                           "error": 0, "skipped": 0, "na": 0})
+        c["tasks"].add(r["task"])
         c["runs"] += 1
-        c[r["outcome"] if r["outcome"] in ("pass", "fail") else "other"] += 1
+        c[r["outcome"]] += 1
     table = pa.Table.from_pylist(
-        [{"suite": s, "task": t, **c} for (s, t), c in sorted(counts.items())]
+        [{"suite": s, **c, "tasks": len(c["tasks"])} for s, c in sorted(counts.items())]
     )
     return format_table(table)
 
