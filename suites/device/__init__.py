@@ -19,6 +19,7 @@ from typing import Any
 
 import judges.matchers
 from judges.base import Suite, Verdict
+from replay.batch import Reads
 from replay.state import RunState
 
 from . import capabilities, checks, judge, model
@@ -38,6 +39,8 @@ def tasks_root(path: str | Path | None) -> Path:
 
 
 class DeviceSuite(Suite):
+    # Checks read screen texts (all of them for screen_has), never step details.
+    reads = Reads(screens=-1, steps=False)
     code_modules = (
         sys.modules[__name__], model, checks, judge, capabilities, judges.matchers,
     )

@@ -13,6 +13,7 @@ from typing import Any
 
 from judges import matchers
 from judges.base import Suite, Verdict
+from replay.batch import Reads
 from replay.state import RunState
 
 from . import apps, grounded, paths, task, tasks_clock, tasks_weather
@@ -44,6 +45,9 @@ def defaults(folder: Path = FOLDER) -> dict[str, Any]:
 
 class GuiSuite(Suite):
     name = "gui"
+    # The judge reads the sheet, the answer, the route, the world state and the step count:
+    # re-judging skips building screen reads and step details.
+    reads = Reads(screens=0, steps=False)
     names = ("weather", "clock")
     code_modules = (
         task, grounded, paths, apps, tasks_weather, tasks_clock, matchers,

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from judges.base import Check, Suite, Verdict
+from replay.batch import Reads
 from replay.state import RunState
 
 from . import layers, rubric
@@ -65,6 +66,8 @@ def _fmt(score: float | None) -> str:
 
 class SelfEvoSuite(Suite):
     name = NAME
+    # L2 and L4 read the actions and their arguments; no screen is ever read.
+    reads = Reads(screens=0, steps=True)
     code_modules = (sys.modules[__name__], layers, rubric)
 
     def __init__(self, data: dict[str, Any]):
