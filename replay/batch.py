@@ -46,13 +46,23 @@ class Reads(Struct, frozen=True, kw_only=True):
 
     screens: int = -1
     steps: bool = True
+    #: With ``steps``: every step's action, but args and thought only for steps with these
+    #: actions (None: for every step). A judge that reads the arguments of a few kinds of
+    #: action need not decode thousands of taps.
+    step_actions: tuple[str, ...] | None = None
 
     def union(self, other: Reads) -> Reads:
         if self.screens < 0 or other.screens < 0:
             screens = -1
         else:
             screens = max(self.screens, other.screens)
-        return Reads(screens=screens, steps=self.steps or other.steps)
+        if not (self.steps and other.steps):
+            actions = self.step_actions if self.steps else other.step_actions
+        elif self.step_actions is None or other.step_actions is None:
+            actions = None
+        else:
+            actions = tuple(sorted(set(self.step_actions) | set(other.step_actions)))
+        return Reads(screens=screens, steps=self.steps or other.steps, step_actions=actions)
 
 
 ALL = Reads()
@@ -66,24 +76,54 @@ RARE_KINDS = (
 )
 
 
-def batch_sql(reads: Reads, source: str = "events") -> str:
-    """One row per run with everything :func:`build_state` needs."""
-    screens = "NULL"
-    if reads.screens != 0:
-        screens = (
-            "list(struct_pack(seq := seq, text := text, app := app, route := "
-            "CASE WHEN json_exists(data, '$.route') THEN (data->'$.route')::VARCHAR END, image := image) "
-            "ORDER BY seq) FILTER (WHERE kind = 'screen_read')"
+def _in(suites: list[str]) -> str:
+    return "suite IN (" + ", ".join(_q(x) for x in suites) + ")" if suites else "FALSE"
+
+
+def batch_sql(reads: Reads | dict[str, Reads], source: str = "events") -> str:
+    """One row per run with everything :func:`build_state` needs.
+
+    ``reads``: one :class:`Reads` for every run, or one per suite name (runs of a suite not in
+    the mapping read nothing optional). The screens and steps of each run are aggregated only
+    as far as its own suite reads them; :func:`build_state` takes the run's own ``Reads``.
+    """
+    if isinstance(reads, Reads):
+        screens_where = "TRUE" if reads.screens != 0 else "FALSE"
+        steps_where = "TRUE" if reads.steps else "FALSE"
+        detail = "data" if reads.step_actions is None else (
+            f"CASE WHEN action IN ({', '.join(_q(a) for a in reads.step_actions) or 'NULL'}) THEN data END"
         )
-        if reads.screens > 0:
-            screens = f"list_slice({screens}, -{reads.screens}, -1)"
-    steps = "NULL"
-    if reads.steps:
-        steps = "list(data ORDER BY seq) FILTER (WHERE kind = 'step_taken')"
+    else:
+        screens_where = _in(sorted(k for k, r in reads.items() if r.screens != 0))
+        steps_where = _in(sorted(k for k, r in reads.items() if r.steps))
+        whens = []
+        for k, r in sorted(reads.items()):
+            if not r.steps:
+                continue
+            if r.step_actions is None:
+                whens.append(f"WHEN suite = {_q(k)} THEN data")
+            elif r.step_actions:
+                whens.append(
+                    f"WHEN suite = {_q(k)} AND action IN ({', '.join(_q(a) for a in r.step_actions)}) THEN data"
+                )
+        detail = f"CASE {' '.join(whens)} END" if whens else "NULL"
+    # A read's route comes from the typed columns; the JSON is looked at only for the rare
+    # route object with neither app nor path.
+    screens = (
+        "list(struct_pack(seq := seq, text := text, app := app, route_app := route_app, "
+        "route_path := route_path, empty_route := CASE WHEN route_app IS NULL AND route_path IS NULL "
+        "THEN json_exists(data, '$.route') ELSE FALSE END, image := image) "
+        f"ORDER BY seq) FILTER (WHERE kind = 'screen_read' AND {screens_where})"
+    )
+    steps = (
+        f"list(struct_pack(seq := seq, action := action, data := {detail}) ORDER BY seq) "
+        f"FILTER (WHERE kind = 'step_taken' AND {steps_where})"
+    )
     rare = ", ".join(f"'{k}'" for k in RARE_KINDS)
     return f"""
 SELECT
     run_id,
+    any_value(suite) AS suite,
     max(seq) AS last_seq,
     count(*) AS n_events,
     arg_max(ts, seq) AS last_at,
@@ -92,8 +132,8 @@ SELECT
     arg_max(text, seq) FILTER (WHERE kind = 'answer_given') AS answer,
     list(struct_pack(op := op, field := field, value := value) ORDER BY seq)
         FILTER (WHERE kind = 'sheet_changed') AS sheet_ops,
-    arg_max((data->'$.route')::VARCHAR, seq) FILTER (WHERE kind = 'screen_read' AND json_exists(data, '$.route'))
-        AS last_route,
+    arg_max(struct_pack(app := route_app, path := route_path), seq) FILTER (WHERE kind = 'screen_read'
+        AND (route_app IS NOT NULL OR route_path IS NOT NULL OR json_exists(data, '$.route'))) AS last_route,
     count(*) FILTER (WHERE kind = 'step_taken') AS n_steps,
     count(*) FILTER (WHERE kind = 'screen_read') AS n_screens,
     list(data ORDER BY seq) FILTER (WHERE kind IN ({rare})) AS rare,
@@ -111,8 +151,11 @@ GROUP BY run_id
 """
 
 
+def _q(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
 _decode = ev.DECODER.decode
-_route_decoder = msgspec.json.Decoder(ev.Route)
 _value_decoder = msgspec.json.Decoder()
 
 
@@ -153,23 +196,30 @@ def build_state(row: dict[str, Any], reads: Reads = ALL) -> RunState:
             submitted = op["op"] == "submit"
     route = start.route
     if row["last_route"] is not None:
-        route = _route_decoder.decode(row["last_route"])
+        r = row["last_route"]
+        route = ev.Route(app=r["app"], path=r["path"])
     screens: tuple[Screen, ...] = ()
-    if row["screens"]:
+    read_screens = row["screens"] if reads.screens != 0 else None
+    if read_screens and reads.screens > 0:
+        read_screens = read_screens[-reads.screens :]
+    if read_screens:
         screens = tuple(
             Screen(
                 seq=s["seq"],
                 text=s["text"],
                 app=s["app"],
-                route=None if s["route"] is None else _route_decoder.decode(s["route"]),
+                route=(
+                    ev.Route(app=s["route_app"], path=s["route_path"])
+                    if s["route_app"] is not None or s["route_path"] is not None or s["empty_route"]
+                    else None
+                ),
                 image=s["image"],
             )
-            for s in row["screens"]
+            for s in read_screens
         )
     steps: tuple[Step, ...]
-    if row["steps"] is not None:
-        decoded = [_decode(d) for d in row["steps"]]
-        steps = tuple(Step(seq=e.seq, action=e.action, args=e.args, thought=e.thought) for e in decoded)  # type: ignore[attr-defined]
+    if reads.steps and row["steps"] is not None:
+        steps = tuple(_step(s) for s in row["steps"])
     else:
         # Only the count was read: placeholders keep len(state.steps) right.
         steps = (_NO_STEP,) * row["n_steps"]
@@ -229,6 +279,14 @@ def build_state(row: dict[str, Any], reads: Reads = ALL) -> RunState:
 
 
 _NO_STEP = Step(seq=-1, action="")
+
+
+def _step(s: dict[str, Any]) -> Step:
+    # Only the action was read for this step (see Reads.step_actions).
+    if s["data"] is None:
+        return Step(seq=s["seq"], action=s["action"])
+    e = _decode(s["data"])
+    return Step(seq=e.seq, action=e.action, args=e.args, thought=e.thought)  # type: ignore[attr-defined]
 
 
 def iter_states(rows: Sequence[dict[str, Any]], reads: Reads = ALL) -> Iterator[RunState]:

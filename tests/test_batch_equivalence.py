@@ -3,6 +3,8 @@ per-run fold gives, for every sample run of every bundled suite."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 import suites as suite_pkg
@@ -10,6 +12,7 @@ from replay import replay
 from trajectory.cli.demo import record_all
 from trajectory.judging import (
     SuiteResolver,
+    _json,
     judge_runs,
     judge_state,
     load_events,
@@ -43,3 +46,9 @@ def test_batch_verdicts_equal_fold_verdicts(samples: Store) -> None:
         assert (row["outcome"], row["score"], row["judge_version"]) == (verdict.outcome, verdict.score, version), run_id
         assert [c["name"] for c in row["checks"]] == [c.name for c in verdict.checks], run_id
         assert [c["passed"] for c in row["checks"]] == [c.passed for c in verdict.checks], run_id
+        assert [json.loads(c["actual"]) for c in row["checks"]] == [_plain(c.actual) for c in verdict.checks], run_id
+        assert (json.loads(row["details"]) if row["details"] else None) == _plain(verdict.details), run_id
+
+
+def _plain(value):
+    return json.loads(_json(value))

@@ -406,25 +406,49 @@ def judge_with_budget(
         return Verdict.error(str(exc)), version
 
 
-def batch_states(store: Store, run_ids: Sequence[str], reads: Reads = ALL_READS) -> dict[str, RunState]:
-    """Replayed states of many runs through the vectorised path (see replay.batch)."""
+def batch_states(
+    store: Store,
+    run_ids: Sequence[str],
+    reads: Reads | dict[str, Reads] = ALL_READS,
+    views: Views | None = None,
+) -> dict[str, RunState]:
+    """Replayed states of many runs through the vectorised path (see replay.batch).
+
+    ``reads`` per suite builds each run with what its own judge reads. The runs' ids bound the
+    scan (``run_id BETWEEN`` the least and the greatest), so that DuckDB skips the row groups
+    of other runs instead of reading every event's JSON to filter it.
+    """
     if not run_ids:
         return {}
-    with Views(store, split=None) as views:
+    own = views is None
+    views = views or Views(store, split=None)
+    try:
         views.con.register("_wanted", pa.table({"run_id": list(run_ids)}))
-        source = "(SELECT * FROM events WHERE run_id IN (SELECT run_id FROM _wanted))"
-        table = views.con.sql(batch_sql(reads, source)).to_arrow_table()
-    return {row["run_id"]: build_state(row, reads) for row in table.to_pylist()}
+        lo, hi = min(run_ids), max(run_ids)
+        source = (
+            "(SELECT * FROM events WHERE run_id BETWEEN ? AND ? "
+            "AND run_id IN (SELECT run_id FROM _wanted))"
+        )
+        table = views.con.sql(batch_sql(reads, source), params=[lo, hi]).to_arrow_table()
+        views.con.unregister("_wanted")
+    finally:
+        if own:
+            views.close()
+    none = Reads(screens=0, steps=False)
+    out = {}
+    for row in table.to_pylist():
+        r = reads if isinstance(reads, Reads) else reads.get(row["suite"], none)
+        out[row["run_id"]] = build_state(row, r)
+    return out
 
 
-def pass_reads(resolver: SuiteResolver, suite_names: Iterable[str | None]) -> Reads:
-    """The union of what the judges of these suites read."""
-    out: Reads | None = None
-    for name in set(suite_names):
-        suite = resolver.get(name)
-        reads = getattr(suite, "reads", ALL_READS) if suite is not None else Reads(screens=0, steps=False)
-        out = reads if out is None else out.union(reads)
-    return out or ALL_READS
+def _reads_of(resolver: SuiteResolver, suite_name: str | None) -> Reads:
+    """What the judge of this suite reads (nothing much for an unknown suite: its runs get an
+    error verdict without being looked at)."""
+    suite = resolver.get(suite_name)
+    if suite is None:
+        return Reads(screens=0, steps=False)
+    return getattr(suite, "reads", ALL_READS)
 
 
 # The judging context of this process: set in the parent for in-process judging, and in each
@@ -442,10 +466,14 @@ def _judge_partition(run_ids: Sequence[str]) -> tuple[list[dict[str, Any]], dict
     w = _WORKER
     store: Store = w["store"]
     resolver: SuiteResolver = w["resolver"]
-    states = {
-        r: with_judgements(st, w["judgements"])
-        for r, st in batch_states(store, run_ids, w["reads"]).items()
-    }
+    # Each run is replayed with what its own suite's judge reads (see replay.batch).
+    names = {w["suites"].get(r) for r in run_ids}
+    reads = {n: _reads_of(resolver, n) for n in names if n is not None}
+    if "views" not in w:
+        w["views"] = Views(store, split=None)
+    states = {}
+    for r, st in batch_states(store, run_ids, reads, w["views"]).items():
+        states[r] = with_judgements(st, w["judgements"])
     partners = load_partners(store, resolver, states)
     rows = []
     versions: dict[str, str] = {}
@@ -490,7 +518,7 @@ def judge_runs(
     context = {
         "store": store,
         "resolver": resolver,
-        "reads": pass_reads(resolver, sel.suites.values()),
+        "suites": sel.suites,
         "judgements": recorded_judgements(store),
         "timeout": timeout,
         "pass_id": pass_id,
@@ -514,6 +542,9 @@ def judge_runs(
                 rows.extend(part_rows)
                 versions.update(part_versions)
     finally:
+        views = _WORKER.get("views")
+        if views is not None:
+            views.close()
         _WORKER.clear()
     result = PassResult(pass_id, started, now_utc(), rows, len(sel.open), False, versions)
     if not dry_run and rows:

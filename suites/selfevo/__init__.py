@@ -67,7 +67,7 @@ def _fmt(score: float | None) -> str:
 class SelfEvoSuite(Suite):
     name = NAME
     # L2 and L4 read the actions and their arguments; no screen is ever read.
-    reads = Reads(screens=0, steps=True)
+    reads = Reads(screens=0, steps=True, step_actions=layers.ARG_ACTIONS)
     code_modules = (sys.modules[__name__], layers, rubric)
 
     def __init__(self, data: dict[str, Any]):

@@ -25,6 +25,8 @@ LAYER_NAMES = {
 
 # Actions that count as discovery work (L2) -- creating a tool is part of it.
 DISCOVERY_ACTIONS = ("search", "select_library", "create_tool")
+# The actions whose arguments the layers read (the rest count by name only).
+ARG_ACTIONS = ("search", "select_library", "create_tool", "retrieve_tool")
 
 
 @dataclass(frozen=True)
