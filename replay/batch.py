@@ -21,6 +21,7 @@ from msgspec import Struct
 
 from trajectory import events as ev
 
+from .fold import finish_fields, start_fields
 from .patch import apply_patch
 from .state import (
     Confirmation,
@@ -163,7 +164,6 @@ def build_state(row: dict[str, Any], reads: Reads = ALL) -> RunState:
     """One run's RunState from its aggregated row."""
     start = _decode(row["start"])
     assert isinstance(start, ev.RunStarted)
-    agent, pair = start.agent, start.pair
     world = start.state
     changes = 0
     questions: list[Question] = []
@@ -223,33 +223,18 @@ def build_state(row: dict[str, Any], reads: Reads = ALL) -> RunState:
     else:
         # Only the count was read: placeholders keep len(state.steps) right.
         steps = (_NO_STEP,) * row["n_steps"]
-    outcome = error = skip_reason = None
-    metrics = None
-    finished_at = None
+    finish: dict[str, Any] = {}
     if row["finish"] is not None:
         fin = _decode(row["finish"])
         assert isinstance(fin, ev.RunFinished)
-        outcome, error, skip_reason, metrics, finished_at = fin.outcome, fin.error, fin.skip_reason, fin.metrics, fin.ts
-    last_at = row["last_at"]
+        finish = finish_fields(fin)
+    fields = start_fields(start)
+    fields.update(state=world, route=route)
     return RunState(
         run_id=row["run_id"],
         seq=row["last_seq"],
-        suite=start.suite,
-        task=start.task,
-        params=start.params,
-        goal=start.goal,
-        batch=start.batch,
-        agent_name=agent.name if agent else None,
-        agent_model=agent.model if agent else None,
-        device=start.device,
-        mode=start.mode,
-        split=start.split,
-        pair_id=pair.id if pair else None,
-        pair_round=pair.round if pair else None,
-        initial_state=start.state,
-        state=world,
+        **fields,
         state_changes=changes,
-        route=route,
         sheet=Sheet(answers=answers, submitted=submitted),
         answer=row["answer"],
         screens=screens,
@@ -268,13 +253,8 @@ def build_state(row: dict[str, Any], reads: Reads = ALL) -> RunState:
             act_ms=float(row["act_ms"]),
             other_ms=float(row["other_ms"]),
         ),
-        started_at=start.ts,
-        last_at=last_at,
-        finished_at=finished_at,
-        outcome=outcome,
-        error=error,
-        skip_reason=skip_reason,
-        metrics=metrics,
+        last_at=row["last_at"],
+        **finish,
     )
 
 

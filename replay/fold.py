@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from functools import reduce
+from typing import Any
 
 from msgspec.structs import replace
 
@@ -53,6 +54,40 @@ def _add_totals(t: Totals, step: ev.StepTaken) -> Totals:
     )
 
 
+def start_fields(event: ev.RunStarted) -> dict[str, Any]:
+    """The RunState fields a run_started sets (shared by the fold and the batch path)."""
+    agent, pair = event.agent, event.pair
+    return {
+        "suite": event.suite,
+        "task": event.task,
+        "params": event.params,
+        "goal": event.goal,
+        "batch": event.batch,
+        "agent_name": agent.name if agent else None,
+        "agent_model": agent.model if agent else None,
+        "device": event.device,
+        "mode": event.mode,
+        "split": event.split,
+        "pair_id": pair.id if pair else None,
+        "pair_round": pair.round if pair else None,
+        "initial_state": event.state,
+        "state": event.state,
+        "route": event.route,
+        "started_at": event.ts,
+    }
+
+
+def finish_fields(event: ev.RunFinished) -> dict[str, Any]:
+    """The RunState fields a run_finished sets (shared by the fold and the batch path)."""
+    return {
+        "outcome": event.outcome,
+        "error": event.error,
+        "skip_reason": event.skip_reason,
+        "metrics": event.metrics,
+        "finished_at": event.ts,
+    }
+
+
 def apply(state: RunState, event: ev.Event) -> RunState:
     """The state after one more event. Raises :class:`ReplayError` on a seq that does not follow."""
     if event.run_id != state.run_id:
@@ -74,27 +109,7 @@ def apply(state: RunState, event: ev.Event) -> RunState:
     base = {"seq": event.seq, "last_at": event.ts}
     match event:
         case ev.RunStarted():
-            agent = event.agent
-            return replace(
-                state,
-                **base,
-                suite=event.suite,
-                task=event.task,
-                params=event.params,
-                goal=event.goal,
-                batch=event.batch,
-                agent_name=agent.name if agent else None,
-                agent_model=agent.model if agent else None,
-                device=event.device,
-                mode=event.mode,
-                split=event.split,
-                pair_id=event.pair.id if event.pair else None,
-                pair_round=event.pair.round if event.pair else None,
-                initial_state=event.state,
-                state=event.state,
-                route=event.route,
-                started_at=event.ts,
-            )
+            return replace(state, **base, **start_fields(event))
         case ev.StepTaken():
             step = Step(seq=event.seq, action=event.action, args=event.args, thought=event.thought)
             return replace(
@@ -152,15 +167,7 @@ def apply(state: RunState, event: ev.Event) -> RunState:
             )
             return replace(state, **base, judgements=state.judgements + (j,))
         case ev.RunFinished():
-            return replace(
-                state,
-                **base,
-                outcome=event.outcome,
-                error=event.error,
-                skip_reason=event.skip_reason,
-                metrics=event.metrics,
-                finished_at=event.ts,
-            )
+            return replace(state, **base, **finish_fields(event))
     raise ReplayError(f"unknown event kind {type(event).__name__}", run_id=state.run_id)
 
 
