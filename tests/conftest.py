@@ -18,3 +18,13 @@ def _no_env_store(monkeypatch) -> None:
     monkeypatch.delenv("TRAJ_STORE", raising=False)
     monkeypatch.setenv("TRAJ_USER", "tester")
     os.environ.pop("TRAJ_LLM_BASE_URL", None)
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    # The reliability tests' figures, shown even without -s (see tests/figures.py).
+    from figures import RELIABILITY_FIGURES
+
+    if RELIABILITY_FIGURES:
+        terminalreporter.section("reliability figures")
+        for text in RELIABILITY_FIGURES:
+            terminalreporter.write_line(text)

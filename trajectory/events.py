@@ -27,7 +27,11 @@ RunId = Annotated[
         description="Unique across the store: 1-128 chars of [A-Za-z0-9._:-].",
     ),
 ]
-Seq = Annotated[int, Meta(ge=0, description="0 is run_started; gapless and strictly increasing.")]
+# The store keeps integers in 64-bit columns: a larger one is refused at parse time, with its
+# path, instead of failing the whole batch later inside the table writer.
+INT64_MAX = 2**63 - 1
+Seq = Annotated[int, Meta(ge=0, le=INT64_MAX, description="0 is run_started; gapless and strictly increasing.")]
+Count = Annotated[int, Meta(ge=0, le=INT64_MAX)]
 # An RFC 3339 string must carry its offset: a naive time would be read in the judging machine's
 # zone, which differs between machines, and the same run would then have two histories.
 Timestamp = Union[
@@ -66,9 +70,9 @@ class Route(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, omit_
 class Usage(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, omit_defaults=True):
     """Token counts of the model call behind one step; summed by replay for cost reports."""
 
-    input_tokens: Annotated[int, Meta(ge=0)] = 0
-    output_tokens: Annotated[int, Meta(ge=0)] = 0
-    cached_tokens: Annotated[int, Meta(ge=0)] = 0
+    input_tokens: Count = 0
+    output_tokens: Count = 0
+    cached_tokens: Count = 0
 
 
 class Timing(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, omit_defaults=True):
@@ -123,7 +127,10 @@ class Event(
                 raise ValueError(f"ts: epoch milliseconds out of range: {ts}")
             ts = _dt.datetime(1970, 1, 1, tzinfo=UTC) + _dt.timedelta(milliseconds=ts)
         elif ts.tzinfo is not UTC:
-            ts = ts.astimezone(UTC)
+            try:
+                ts = ts.astimezone(UTC)
+            except OverflowError:  # 9999-12-31T23:00:00-05:00 is past the last UTC year
+                raise ValueError(f"ts: out of range in UTC: {ts.isoformat()}") from None
         msgspec.structs.force_setattr(self, "ts", ts)
 
     @property
@@ -188,9 +195,7 @@ class SheetChanged(Event, tag="sheet_changed"):
     """The AnswerSheet form changed."""
 
     op: Annotated[Literal["set", "submit", "unsubmit"], _doc("What changed.")]
-    field: Annotated[
-        Annotated[int, Meta(ge=0)] | None, _doc("Field index; required for set.")
-    ] = None
+    field: Annotated[Count | None, _doc("Field index; required for set.")] = None
     value: Annotated[
         Scalar | list[Scalar] | None, _doc("Field value; a list for a repeatable field.")
     ] = None

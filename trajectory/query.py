@@ -28,6 +28,9 @@ SPLITS = ("tune", "holdout")
 ALLOWED_TABLE_FUNCTIONS = frozenset({"range", "generate_series", "unnest"})
 # Scalar functions that read the environment or files even though they are not table functions.
 DENIED_FUNCTIONS = frozenset({"getenv", "read_text", "read_blob", "current_setting"})
+# Catalog views that show what current_setting() would (directories of the machine, the allowed
+# folders): the same refusal, whatever schema they are named with.
+DENIED_TABLES = frozenset({"pg_settings", "duckdb_settings"})
 
 RUNS_SQL = """
 SELECT
@@ -201,6 +204,8 @@ def check_sql(con: duckdb.DuckDBPyConnection, sql: str) -> None:
             name = str(node.get("table_name") or "")
             if "/" in name or "." in name or name.startswith("'") or "://" in name:
                 raise QueryError(f"refused: {name!r} is a file or URL, not a view")
+            if name.lower() in DENIED_TABLES:
+                raise QueryError(f"refused: {name} shows the connection's settings")
             if schema.lower() in ("information_schema", "pg_catalog") or catalog.lower() in ("system", "temp"):
                 continue
 

@@ -112,17 +112,39 @@ class Recorder:
             raise RecorderError(f"run {self.run_id} is already in the store {self.store.loc}")
         self.store.init()
         self.journal.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.journal, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL, 0o644)
-        try:
-            # Held for the life of the recorder: `traj recover` knows a live writer by it.
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            os.close(fd)
-            raise
+        self._fd = self._create_journal()
         fsync_path(self.journal.parent)
-        self._fd = fd
         self._write(self._start)
         return self
+
+    def _create_journal(self) -> int:
+        """Create this run's journal and take its lock, held for the life of the recorder:
+        `traj recover` knows a live writer by it.
+
+        Between the create and the lock, a concurrent `traj recover` may take the empty journal
+        for a dead writer's, seal it (nothing) and remove it; the recorder would then write into
+        a removed file and lose the run. So the lock is checked to be on the file the path still
+        names, and the journal is created again when it is not.
+        """
+        for _ in range(100):
+            try:
+                fd = os.open(self.journal, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL, 0o644)
+            except FileExistsError:
+                raise RecorderError(
+                    f"run {self.run_id} is being recorded by another writer (journal {self.journal}); "
+                    "if that writer is dead, `traj recover` seals its journal"
+                ) from None
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)  # only a recover pass can hold it, briefly
+                if os.path.samestat(os.fstat(fd), os.stat(self.journal)):
+                    return fd
+            except FileNotFoundError:
+                pass
+            except BaseException:
+                os.close(fd)
+                raise
+            os.close(fd)
+        raise RecorderError(f"run {self.run_id}: cannot create its journal {self.journal}")
 
     def __enter__(self) -> Recorder:
         return self.open()
@@ -273,6 +295,8 @@ def seal_journal(store: Store, path: Path, *, owned: bool = False) -> IngestRepo
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except OSError:
                 return None  # a live recorder still writes it
+            if not os.path.samestat(os.fstat(fd), os.stat(path)):
+                return None  # sealed and removed meanwhile, and the path names a new journal
         parsed = _journal_events(path)
         report = ingest_events(store, parsed, str(path))
         path.unlink()

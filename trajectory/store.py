@@ -233,7 +233,11 @@ class Store:
         return self.loc.uri(name)
 
     def has_table(self, name: str) -> bool:
-        return self.loc.exists(name, "_delta_log")
+        # A log folder without its first commit is a first append killed before that commit:
+        # no table yet (the next append creates it), not a table that cannot be opened.
+        return self.loc.exists(name, "_delta_log", f"{0:020d}.json") or self.loc.exists(
+            name, "_delta_log", "_last_checkpoint"
+        )
 
     def delta(self, name: str, version: int | None = None) -> DeltaTable | None:
         if not self.has_table(name):

@@ -92,7 +92,7 @@ def read_extension(folder: Path) -> dict[str, list[str]]:
         return {}
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
         raise CapabilityError(f"{path}: not valid JSON: {exc}") from exc
     if not isinstance(data, dict) or not all(
         isinstance(k, str) and isinstance(v, list) and all(isinstance(p, str) for p in v) for k, v in data.items()

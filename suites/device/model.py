@@ -165,13 +165,13 @@ def parse_task(data: bytes, rel: str) -> tuple[Task, dict[str, Any]]:
     """Parse and validate one task file's bytes; raises TaskError naming ``rel``."""
     try:
         raw = json.loads(data)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
         raise TaskError(f"{rel}: not valid JSON: {exc}") from exc
     if not isinstance(raw, dict):
         raise TaskError(f"{rel}: a task is a JSON object, got {type(raw).__name__}")
     try:
         task = _DECODER.decode(data)
-    except msgspec.ValidationError as exc:
+    except (msgspec.ValidationError, msgspec.DecodeError) as exc:  # DecodeError: NaN, a BOM
         raise TaskError(f"{rel}: {exc}") from exc
     problems = validate(task)
     if problems:
@@ -248,7 +248,7 @@ def read_config(root: Path) -> tuple[dict[str, Any], list[str]]:
         return {}, []
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
         return {}, [f"{SUITE_FILE}: not valid JSON: {exc}"]
     problems = []
     if not isinstance(data, dict):

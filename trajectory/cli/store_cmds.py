@@ -61,9 +61,9 @@ def register(app: typer.Typer) -> None:
     def ingest(
         files: Annotated[list[str], typer.Argument(help="JSON Lines files, or - for standard input.")],
         store: StoreOpt = None,
-        max_line_bytes: Annotated[int, typer.Option(help="Longest accepted line.")] = DEFAULT_LIMITS.max_line_bytes,
-        max_depth: Annotated[int, typer.Option(help="Deepest accepted JSON nesting.")] = DEFAULT_LIMITS.max_depth,
-        max_events_per_run: Annotated[int, typer.Option(help="Most events accepted in one run.")] = DEFAULT_LIMITS.max_events_per_run,
+        max_line_bytes: Annotated[int, typer.Option(min=1, help="Longest accepted line.")] = DEFAULT_LIMITS.max_line_bytes,
+        max_depth: Annotated[int, typer.Option(min=1, help="Deepest accepted JSON nesting.")] = DEFAULT_LIMITS.max_depth,
+        max_events_per_run: Annotated[int, typer.Option(min=1, help="Most events accepted in one run.")] = DEFAULT_LIMITS.max_events_per_run,
     ) -> None:
         """Append events; each file is one batch, written entirely or not at all."""
         s = open_store(store)
@@ -231,7 +231,11 @@ def register(app: typer.Typer) -> None:
 
         loc = Location(store or __import__("trajectory.store", fromlist=["x"]).default_store_path())
         if loc.exists(FORMAT_FILE):
-            fmt = json.loads(loc.read_bytes(FORMAT_FILE)).get("format")
+            try:
+                fmt = int(json.loads(loc.read_bytes(FORMAT_FILE))["format"])
+            except (ValueError, KeyError, TypeError) as exc:
+                # Not rewritten: what it says is unknown, so nothing can be said to upgrade it.
+                raise StoreError(f"{loc.path(FORMAT_FILE)}: unreadable format file ({exc}); fix it by hand") from exc
             if fmt == STORE_FORMAT:
                 typer.echo(f"{loc}: already format {STORE_FORMAT}, nothing to do")
                 return
@@ -241,7 +245,7 @@ def register(app: typer.Typer) -> None:
             raise NotFound(f"{loc}: no store here")
         # Format 0 (before the format file existed) has the same tables: recording the format
         # is the whole upgrade.
-        body = {"format": STORE_FORMAT, "migrated_from": 0, "tool": "traj"}
+        body = {"format": STORE_FORMAT, "migrated_from": fmt if loc.exists(FORMAT_FILE) else 0, "tool": "traj"}
         loc.write_atomic(json.dumps(body).encode(), FORMAT_FILE)
         typer.echo(f"{loc}: upgraded to format {STORE_FORMAT}")
 

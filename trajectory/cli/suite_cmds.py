@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 import suites as suite_pkg
-from trajectory.errors import NotFound
+from trajectory.errors import JudgeError, NotFound
 from trajectory.judging import SuiteResolver, register_suite
 
 from .common import JsonOpt, StoreOpt, echo_json, handle_errors, open_store
@@ -31,7 +31,10 @@ def add(
     if not path.is_dir():
         raise NotFound(f"{path}: no such folder")
     s = open_store(store)
-    suite = suite_pkg.load_folder(path)
+    try:
+        suite = suite_pkg.load_folder(path)
+    except Exception as exc:  # noqa: BLE001 - the folder's own code failed: say so in one line
+        raise JudgeError(f"{path}: cannot load the suite: {type(exc).__name__}: {exc}") from exc
     problems = list(getattr(suite, "problems", []) or [])
     for p in problems:
         typer.echo(f"warning: {p}", err=True)
