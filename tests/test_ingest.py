@@ -116,3 +116,14 @@ def test_any_valid_run_ingests_in_two_batches_and_exports_back(tmp_path_factory,
         ingest_bytes(store, jsonl(data), "b")
     stored = load_events(store, ["prop"])["prop"]
     assert stored == run
+
+
+def test_limit_refusals_are_limit_errors(store: Store) -> None:
+    from trajectory.errors import LimitError
+
+    long = jsonl([line("r", 0, "run_started", suite="s", task="t", goal="g" * 5000)])
+    with pytest.raises(LimitError):
+        ingest_bytes(store, long, "x", Limits(max_line_bytes=1000))
+    with pytest.raises(SchemaError) as info:  # a malformed line too: not only a limit
+        ingest_bytes(store, long + b"{bad\n", "x", Limits(max_line_bytes=1000))
+    assert not isinstance(info.value, LimitError)

@@ -76,3 +76,10 @@ def test_sandbox_refuses(filled: Store, sql: str) -> None:
 def test_allowed_table_functions_still_work(filled: Store) -> None:
     with Views(filled) as v:
         assert v.user_query("SELECT sum(range) AS s FROM range(4)").to_pylist() == [{"s": 6}]
+
+
+def test_internal_unfiltered_views_are_not_for_queries(filled: Store) -> None:
+    with Views(filled) as v:
+        for name in ("_runs_all", "_history_all", "_events", "_verdicts"):
+            with pytest.raises(QueryError, match="internal"):
+                v.user_query(f"SELECT count(*) FROM {name}")

@@ -180,6 +180,7 @@ def parse(data: bytes, source: str, limits: Limits = DEFAULT_LIMITS) -> list[Par
     out: list[Parsed] = []
     problems: list[str] = []
     n_problems = 0
+    over_limit = 0  # problems that are a limit, not a malformed line
     decode = ev.DECODER.decode
     canonical = ev.canonical
     digest = ev.content_hash
@@ -190,10 +191,12 @@ def parse(data: bytes, source: str, limits: Limits = DEFAULT_LIMITS) -> list[Par
             continue
         problem: str | None = None
         if len(raw) > limits.max_line_bytes:
+            over_limit += 1
             problem = (
                 f"$: line is {len(raw)} bytes, over the limit of {limits.max_line_bytes}"
             )
         elif _depth_exceeds(raw, limits.max_depth):
+            over_limit += 1
             problem = f"$: nesting deeper than the limit of {limits.max_depth}"
         else:
             try:
@@ -212,7 +215,7 @@ def parse(data: bytes, source: str, limits: Limits = DEFAULT_LIMITS) -> list[Par
             where = "" if len(raw) > limits.max_line_bytes else _where(raw)
             problems.append(_one_line(f"{source}:{lineno}: {problem}{where}"))
     if problems:
-        raise _refusal(SchemaError, problems, n_problems)
+        raise _refusal(LimitError if over_limit == n_problems else SchemaError, problems, n_problems)
     return out
 
 

@@ -204,6 +204,10 @@ def check_sql(con: duckdb.DuckDBPyConnection, sql: str) -> None:
             name = str(node.get("table_name") or "")
             if "/" in name or "." in name or name.startswith("'") or "://" in name:
                 raise QueryError(f"refused: {name!r} is a file or URL, not a view")
+            if name.startswith("_"):
+                # The unfiltered views behind runs/verdicts (all pools) are not for queries:
+                # holdout results are shown only with --split holdout, which is recorded.
+                raise QueryError(f"refused: {name} is internal; query the documented views")
             if name.lower() in DENIED_TABLES:
                 raise QueryError(f"refused: {name} shows the connection's settings")
             if schema.lower() in ("information_schema", "pg_catalog") or catalog.lower() in ("system", "temp"):
