@@ -174,3 +174,23 @@ def test_workers_give_the_same_verdicts_in_the_same_order(filled: Store) -> None
     assert strip(one.rows) == strip(two.rows)
     slow = judge_runs(filled, SuiteResolver(filled, overrides={"example": Slow()}), partition=1, workers=2, timeout=0.3)
     assert {r["run_id"]: r["outcome"] for r in slow.rows} == {"chinese": "pass", "good": "error", "sheet": "pass"}
+
+
+class Stubborn(Exploding):
+    def judge(self, task, state):
+        if state.run_id == "good":
+            while True:  # swallows even the soft stop
+                try:
+                    while True:
+                        pass
+                except BaseException:
+                    continue
+        return Verdict.from_checks([Check(name="ok", passed=True)])
+
+
+def test_a_judge_that_swallows_the_stop_is_killed_with_its_worker(filled: Store) -> None:
+    r = judge_runs(filled, SuiteResolver(filled, overrides={"example": Stubborn()}), partition=1, workers=2, timeout=0.3)
+    by_run = {x["run_id"]: x for x in r.rows}
+    assert [x["run_id"] for x in r.rows] == ["chinese", "good", "sheet"]
+    assert by_run["good"]["outcome"] == "error" and "worker was killed" in by_run["good"]["reason"]
+    assert by_run["chinese"]["outcome"] == "pass" and by_run["sheet"]["outcome"] == "pass"

@@ -20,6 +20,7 @@ from typing import Any
 import multiprocessing
 import signal
 import threading
+import time
 
 import msgspec
 import pyarrow as pa
@@ -148,7 +149,7 @@ def select_runs(
     with Views(store, split=None) as views:
         if where:
             # The condition is a person's SQL: the whole statement goes through the sandbox.
-            check_sql(views.con, sql.replace("?", "NULL"))
+            check_sql(views.con, f"SELECT run_id FROM runs WHERE ({where})")
         try:
             rows = views.con.execute(sql + " ORDER BY run_id", params).fetchall()
         except Exception as exc:
@@ -393,17 +394,123 @@ def _run_with_budget(fn: Callable[[], Any], seconds: float | None) -> Any:
 def judge_with_budget(
     resolver: SuiteResolver, state: RunState, partner: RunState | None, seconds: float | None
 ) -> tuple[Verdict, str]:
+    if seconds and "watchdog" in _WORKER:
+        # In a worker, a judge that swallows the soft stop is killed at twice its budget.
+        _WORKER["watchdog"].arm(state.run_id, 2 * seconds)
     try:
         return _run_with_budget(lambda: judge_state(resolver, state, partner), seconds)
     except JudgeTimeout as exc:
-        suite = resolver.get(state.suite)
-        version = "unknown"
-        try:
-            if suite is not None:
-                version = suite.version(suite.get_task(state.task or "", state.params))
-        except Exception:  # noqa: BLE001
-            pass
-        return Verdict.error(str(exc)), version
+        return Verdict.error(str(exc)), _version_of(resolver, state)
+    finally:
+        if "watchdog" in _WORKER:
+            _WORKER["watchdog"].disarm()
+
+
+def _version_of(resolver: SuiteResolver, state: RunState) -> str:
+    suite = resolver.get(state.suite)
+    try:
+        if suite is not None:
+            return suite.version(suite.get_task(state.task or "", state.params))
+    except Exception:  # noqa: BLE001
+        pass
+    return "unknown"
+
+
+class _Watchdog:
+    """The hard stop for a judge that catches even JudgeTimeout: a thread in the worker that
+    writes the run's id where the parent finds it and ends the process."""
+
+    def __init__(self, folder: str):
+        self.folder = folder
+        self.run_id: str | None = None
+        self.deadline = 0.0
+        thread = threading.Thread(target=self._watch, daemon=True)
+        thread.start()
+
+    def arm(self, run_id: str, seconds: float) -> None:
+        self.deadline = time.monotonic() + seconds
+        self.run_id = run_id
+
+    def disarm(self) -> None:
+        self.run_id = None
+
+    def _watch(self) -> None:
+        while True:
+            time.sleep(0.05)
+            run_id = self.run_id
+            if run_id is not None and time.monotonic() > self.deadline:
+                path = os.path.join(self.folder, f"{os.getpid()}.hung")
+                with open(path, "w", encoding="utf-8") as fh:
+                    fh.write(run_id)
+                os._exit(70)
+
+
+def _init_pool_worker(context: dict[str, Any], folder: str) -> None:
+    _init_worker(context)
+    _WORKER["watchdog"] = _Watchdog(folder)
+
+
+def _judge_on_workers(
+    parts: list[list[str]], workers: int, context: dict[str, Any]
+) -> dict[str, tuple[list[dict[str, Any]], dict[str, str]]]:
+    """Judge partitions on spawned processes. A worker killed by its watchdog breaks the pool:
+    the run it was on gets an error verdict, and the partitions not yet done are judged again
+    on a fresh pool without that run."""
+    import concurrent.futures as cf
+    import tempfile
+
+    done: dict[str, tuple[list[dict[str, Any]], dict[str, str]]] = {}
+    hung: dict[str, str] = {}
+    pending = {p[0]: list(p) for p in parts}
+    with tempfile.TemporaryDirectory(prefix="traj-judge-") as folder:
+        while pending:
+            ctx = multiprocessing.get_context("spawn")
+            todo = {key: [r for r in runs if r not in hung] for key, runs in pending.items()}
+            with cf.ProcessPoolExecutor(
+                min(workers, len(todo)), mp_context=ctx,
+                initializer=_init_pool_worker, initargs=(context, folder),
+            ) as pool:
+                futures = {pool.submit(_judge_partition, runs): key for key, runs in todo.items() if runs}
+                for key, runs in todo.items():
+                    if not runs:
+                        done[key] = ([], {})
+                        pending.pop(key)
+                broken = False
+                for fut in cf.as_completed(futures):
+                    key = futures[fut]
+                    try:
+                        done[key] = fut.result()
+                        pending.pop(key)
+                    except cf.process.BrokenProcessPool:
+                        broken = True
+            if broken:
+                found = False
+                for name in os.listdir(folder):
+                    path = os.path.join(folder, name)
+                    with open(path, encoding="utf-8") as fh:
+                        run_id = fh.read().strip()
+                    os.unlink(path)
+                    if run_id:
+                        hung[run_id] = key
+                        found = True
+                if not found:
+                    raise RuntimeError("a judging worker died without its watchdog saying why")
+        # Each run the watchdog killed gets its error verdict in its partition, in run order.
+        for run_id in hung:
+            key = next(k for k, p in ((p[0], p) for p in parts) if run_id in p)
+            part_rows, versions = done[key]
+            store = context["store"]
+            state = batch_states(store, [run_id], Reads(screens=0, steps=False)).get(run_id)
+            assert state is not None
+            verdict = Verdict.error(
+                f"judge did not stop at its time budget of {context['timeout']:g}s; its worker was killed"
+            )
+            resolver = context["resolver"]
+            row = verdict_row(context["pass_id"], state, verdict, _version_of(resolver, state), context["at"])
+            order = {r: i for i, r in enumerate(next(p for p in parts if p[0] == key))}
+            part_rows = sorted(part_rows + [row], key=lambda r: order[r["run_id"]])
+            done[key] = (part_rows, versions)
+    return done
 
 
 def batch_states(
@@ -530,12 +637,11 @@ def judge_runs(
     versions: dict[str, str] = {}
     try:
         if workers > 1 and len(parts) > 1:
-            ctx = multiprocessing.get_context("spawn")
-            with ctx.Pool(min(workers, len(parts)), initializer=_init_worker, initargs=(context,)) as pool:
-                results = pool.imap(_judge_partition, parts)
-                for part_rows, part_versions in results:
-                    rows.extend(part_rows)
-                    versions.update(part_versions)
+            done = _judge_on_workers(parts, workers, context)
+            for part in parts:
+                part_rows, part_versions = done[part[0]]
+                rows.extend(part_rows)
+                versions.update(part_versions)
         else:
             for part in parts:
                 part_rows, part_versions = _judge_partition(part)
