@@ -1,0 +1,213 @@
+"""Re-judge measurements, each in a fresh process so that its peak memory is its own.
+
+``python -m benchmarks.rejudge '{"store": ..., "mode": "staged"|"judge_runs", ...}'`` prints one
+JSON object: the timings, the verdict counts and the peak resident memory of the process
+(``RUSAGE_SELF``) and of its largest worker (``RUSAGE_CHILDREN``).
+
+``staged`` runs :func:`trajectory.judging.judge_runs` on one process with a clock around the
+pieces of each stage (select, load/replay, judge, write); ``judge_runs`` calls it untouched
+with ``workers``. Both write a pass, as a real re-judge does.
+"""
+
+from __future__ import annotations
+
+import cProfile
+import io
+import json
+import os
+import pstats
+import resource
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from trajectory import judging
+from trajectory.store import Store
+
+
+def peak_rss_mb() -> dict[str, float]:
+    """Peak resident memory so far, in MiB.
+
+    ``ru_maxrss`` survives fork and exec: a process started from a big one reports the big
+    one's size. So the process's own peak is read from /proc (VmHWM, reset by exec) where
+    there is one, and ``getrusage`` is kept as reported for reference.
+    """
+    self_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    child_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    hwm = _status_kb(os.getpid(), "VmHWM")
+    return {
+        "self_mb": round((hwm if hwm is not None else self_kb) / 1024, 1),
+        "ru_maxrss_self_mb": round(self_kb / 1024, 1),
+        "ru_maxrss_children_mb": round(child_kb / 1024, 1),
+    }
+
+
+def _status_kb(pid: int, field: str) -> int | None:
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            for line in fh:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1])
+    except (OSError, ValueError):
+        return None
+    return None
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    try:
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{tid}/children") as fh:
+                out += [int(c) for c in fh.read().split()]
+    except (OSError, ValueError):
+        pass
+    return out
+
+
+class TreeSampler:
+    """Samples the resident memory of this process and all its descendants (the judging
+    workers) every ``interval`` seconds; ``peak_mb`` is the largest sum seen, ``peak_child_mb``
+    the largest single worker. Sampled, so a spike shorter than the interval can be missed."""
+
+    def __init__(self, interval: float = 0.05):
+        self.interval = interval
+        self.peak_kb = 0
+        self.peak_child_kb = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, daemon=True)
+
+    def _loop(self) -> None:
+        me = os.getpid()
+        while not self._stop.is_set():
+            total = 0
+            todo = [me]
+            while todo:
+                pid = todo.pop()
+                rss = _status_kb(pid, "VmRSS") or 0
+                total += rss
+                if pid != me:
+                    self.peak_child_kb = max(self.peak_child_kb, rss)
+                todo += _children(pid)
+            self.peak_kb = max(self.peak_kb, total)
+            self._stop.wait(self.interval)
+
+    def __enter__(self) -> TreeSampler:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+# judge_runs' pieces, by stage. Each is a module-level function that judge_runs calls through
+# the module, so a clock wrapped around it in this process times that stage of the real loop
+# (with one worker, everything runs here) without a copy of the loop to keep in step.
+STAGES = {
+    "select_s": ("select_runs", "recorded_judgements"),
+    "load_replay_s": ("batch_states", "load_partners"),
+    "judge_s": ("judge_with_budget", "verdict_row"),
+    "write_s": ("write_pass",),
+}
+
+
+def staged(store: Store, partition: int = 2000, timeout: float | None = 60.0) -> dict[str, Any]:
+    """One real judge_runs pass on one process, with a clock around each stage's pieces."""
+    spent = {stage: 0.0 for stage in STAGES}
+    originals = {}
+
+    def timed(stage: str, fn: Any) -> Any:
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            t = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                spent[stage] += time.perf_counter() - t
+
+        return wrapper
+
+    for stage, names in STAGES.items():
+        for name in names:
+            originals[name] = getattr(judging, name)
+            setattr(judging, name, timed(stage, originals[name]))
+    try:
+        t0 = time.perf_counter()
+        result = judging.judge_runs(
+            store, judging.SuiteResolver(store), workers=1, partition=partition, timeout=timeout,
+            by="benchmark", command="benchmarks staged",
+        )
+        total = time.perf_counter() - t0
+    finally:
+        for name, fn in originals.items():
+            setattr(judging, name, fn)
+    stages = {k: round(v, 4) for k, v in spent.items()}
+    stages["other_s"] = round(max(0.0, total - sum(spent.values())), 4)
+    return {
+        "runs": len(result.rows),
+        "seconds": round(total, 4),
+        "stages": stages,
+        "verdicts": {r["run_id"]: [r["outcome"], round(r["score"], 9)] for r in result.rows},
+    }
+
+
+def end_to_end(store: Store, workers: int, partition: int = 2000) -> dict[str, Any]:
+    """The real judge_runs, timed whole."""
+    t0 = time.perf_counter()
+    result = judging.judge_runs(
+        store, judging.SuiteResolver(store), workers=workers, partition=partition,
+        by="benchmark", command=f"benchmarks judge_runs workers={workers}",
+    )
+    return {
+        "runs": len(result.rows),
+        "seconds": round(time.perf_counter() - t0, 4),
+        "verdicts": {r["run_id"]: [r["outcome"], round(r["score"], 9)] for r in result.rows},
+    }
+
+
+def top_functions(profile: cProfile.Profile, n: int = 15) -> list[str]:
+    """The ``n`` functions with the most cumulative time, one line each."""
+    out = io.StringIO()
+    stats = pstats.Stats(profile, stream=out)
+    stats.sort_stats("cumulative").print_stats(n)
+    lines = [ln.rstrip() for ln in out.getvalue().splitlines()]
+    start = next((i for i, ln in enumerate(lines) if ln.lstrip().startswith("ncalls")), 0)
+    return [ln for ln in lines[start:] if ln.strip()]
+
+
+def run(spec: dict[str, Any]) -> dict[str, Any]:
+    store = Store(Path(spec["store"]))
+    partition = int(spec.get("partition", 2000))
+    profile = cProfile.Profile() if spec.get("profile") else None
+    if profile is not None:
+        profile.enable()
+    with TreeSampler() as sampler:
+        if spec["mode"] == "staged":
+            out = staged(store, partition)
+        else:
+            out = end_to_end(store, int(spec.get("workers", 1)), partition)
+    if profile is not None:
+        profile.disable()
+        out["profile"] = top_functions(profile, 25)
+    out["peak_rss"] = {
+        **peak_rss_mb(),
+        "tree_peak_mb": round(sampler.peak_kb / 1024, 1),
+        "largest_worker_mb": round(sampler.peak_child_kb / 1024, 1),
+    }
+    verdict_file = spec.get("verdicts_out")
+    if verdict_file:
+        Path(verdict_file).write_text(json.dumps(out["verdicts"]))
+    out["outcomes"] = _count(v[0] for v in out.pop("verdicts").values())
+    return out
+
+
+def _count(values: Any) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for v in values:
+        out[v] = out.get(v, 0) + 1
+    return dict(sorted(out.items()))
+
+
+if __name__ == "__main__":
+    print(json.dumps(run(json.loads(sys.argv[1]))))
