@@ -21,6 +21,7 @@ import multiprocessing
 import signal
 import threading
 import time
+import weakref
 
 import msgspec
 import pyarrow as pa
@@ -195,6 +196,25 @@ def load_state(store: Store, run_id: str, at: int | None = None) -> RunState:
 # -- judging ----------------------------------------------------------------------------------
 
 
+# Per suite object (weakly held: a suite that goes away takes its cache with it, and a new
+# object can never inherit an old one's versions).
+_VERSIONS: weakref.WeakKeyDictionary[Suite, dict[tuple[str | None, bytes], str]] = weakref.WeakKeyDictionary()
+
+
+def _cached_version(suite: Suite, state: RunState, task: Any) -> str:
+    """``suite.version(task)``, computed once per suite object, task id and parameters.
+
+    The version hashes the task's definition data, which a task id and its parameters fix for
+    the life of a suite object; hashing it again for each of a task's thousand runs is waste.
+    """
+    cache = _VERSIONS.setdefault(suite, {})
+    key = (state.task, msgspec.json.encode(state.params, order="sorted"))
+    version = cache.get(key)
+    if version is None:
+        version = cache[key] = suite.version(task)
+    return version
+
+
 def judge_state(
     resolver: SuiteResolver, state: RunState, partner: RunState | None = None
 ) -> tuple[Verdict, str]:
@@ -215,7 +235,7 @@ def judge_state(
     except Exception as exc:  # noqa: BLE001 - any failure to find the task is this run's error
         return Verdict.error(f"unknown task {state.task!r} in suite {state.suite!r}: {_msg(exc)}"), "unknown"
     try:
-        version = suite.version(task)
+        version = _cached_version(suite, state, task)
     except Exception as exc:  # noqa: BLE001
         return Verdict.error(f"cannot version the judge: {_msg(exc)}"), "unknown"
     try:
