@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import msgspec
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -127,3 +128,32 @@ def test_limit_refusals_are_limit_errors(store: Store) -> None:
     with pytest.raises(SchemaError) as info:  # a malformed line too: not only a limit
         ingest_bytes(store, long + b"{bad\n", "x", Limits(max_line_bytes=1000))
     assert not isinstance(info.value, LimitError)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(run=runs(run_id="cols", min_size=1))
+def test_typed_columns_say_what_the_events_say(tmp_path_factory, run) -> None:
+    store = Store(tmp_path_factory.mktemp("c") / "store")
+    ingest_bytes(store, b"\n".join(ev.encode(e) for e in run), "a")
+    table = store.read("events").sort_by("seq").to_pylist()
+    for row, e in zip(table, run):
+        assert row["kind"] == type(e).__struct_config__.tag and row["seq"] == e.seq
+        assert row["ts"] == e.ts and row["run_id"] == "cols"
+        assert row["text"] == (e.text if isinstance(e, (ev.ScreenRead, ev.AnswerGiven, ev.TakeoverRequested)) else None)
+        assert row["action"] == (e.action if isinstance(e, (ev.StepTaken, ev.ConfirmationShown)) else None)
+        route = getattr(e, "route", None)
+        assert (row["route_app"], row["route_path"]) == ((route.app, route.path) if route else (None, None))
+        usage = getattr(e, "usage", None)
+        assert row["input_tokens"] == (usage.input_tokens if usage else None)
+        timing = getattr(e, "timing", None)
+        assert row["model_ms"] == (timing.model_ms if timing else None)
+        if isinstance(e, ev.SheetChanged):
+            assert (row["op"], row["field"]) == (e.op, e.field)
+            assert row["value"] == (None if e.value is None else msgspec.json.encode(e.value).decode())
+        if isinstance(e, ev.ProbeRead):
+            assert (row["name"], row["value"]) == (e.name, msgspec.json.encode(e.value).decode())
+        if isinstance(e, ev.JudgementRecorded):
+            assert row["name"] == e.judge
+        assert row["outcome"] == (e.outcome if isinstance(e, ev.RunFinished) else None)
+        assert ev.decode(row["data"]) == e
+        assert row["suite"] == run[0].suite and row["task"] == run[0].task
