@@ -42,6 +42,9 @@ Json = dict[str, Any]
 Scalar = Union[str, int, float]
 
 
+_EPOCH = _dt.datetime(1970, 1, 1, tzinfo=UTC)
+
+
 def _doc(description: str) -> Meta:
     return Meta(description=description)
 
@@ -125,8 +128,10 @@ class Event(
             # Epoch milliseconds; bounded so that datetime conversion cannot overflow.
             if not -62135596800000 <= ts <= 253402300799999:
                 raise ValueError(f"ts: epoch milliseconds out of range: {ts}")
-            ts = _dt.datetime(1970, 1, 1, tzinfo=UTC) + _dt.timedelta(milliseconds=ts)
-        elif ts.tzinfo is not UTC:
+            ts = _EPOCH + _dt.timedelta(milliseconds=ts)
+        elif ts.tzinfo is UTC:
+            return  # already normalised
+        else:
             try:
                 ts = ts.astimezone(UTC)
             except OverflowError:  # 9999-12-31T23:00:00-05:00 is past the last UTC year

@@ -198,7 +198,7 @@ def parse(data: bytes, source: str, limits: Limits = DEFAULT_LIMITS) -> list[Par
             problem = (
                 f"$: line is {len(raw)} bytes, over the limit of {limits.max_line_bytes}"
             )
-        elif _depth_exceeds(raw, limits.max_depth):
+        elif raw.count(b"[") + raw.count(b"{") > limits.max_depth and _depth_exceeds(raw, limits.max_depth):
             over_limit += 1
             problem = f"$: nesting deeper than the limit of {limits.max_depth}"
         else:
@@ -445,6 +445,34 @@ def _strings(parts: Sequence[bytes]) -> pa.Array:
     ).cast(pa.string())
 
 
+_VALUED = (ev.SheetChanged, ev.ProbeRead)
+
+
+def _counted(column: pa.ChunkedArray, name: str) -> pa.ChunkedArray:
+    """A usage or timing figure: 0 where the object is there but the figure left out (its
+    default, which the canonical form omits), null where there is no object at all."""
+    field = pc.struct_field(column, name)
+    return pc.if_else(pc.is_valid(column), pc.fill_null(field, 0), pa.scalar(None, field.type))
+
+
+def _run_columns(infos: Sequence[RunInfo]) -> dict[str, pa.Array]:
+    """The run_started fields copied onto each event: built once per run, then taken per event."""
+    index: dict[int, int] = {}
+    per_run: list[RunInfo] = []
+    take = []
+    for info in infos:
+        k = index.get(id(info))
+        if k is None:
+            k = index[id(info)] = len(per_run)
+            per_run.append(info)
+        take.append(k)
+    positions = pa.array(take, pa.int64())
+    return {
+        f: pa.array([getattr(i, f) for i in per_run], EVENTS_SCHEMA.field(f).type).take(positions)
+        for f in RUNINFO_FIELDS
+    }
+
+
 def rows(new: Sequence[tuple[Parsed, RunInfo]], commit_id: str) -> pa.Table:
     """Arrow rows for new events, in the events table's schema."""
     datas = [p.data for p, _ in new]
@@ -459,9 +487,8 @@ def rows(new: Sequence[tuple[Parsed, RunInfo]], commit_id: str) -> pa.Table:
     # only for the few events that have one.
     values: list[str | None] = [None] * n
     for i, (p, _) in enumerate(new):
-        e = p.event
-        if isinstance(e, (ev.SheetChanged, ev.ProbeRead)):
-            values[i] = _json_or_none(e.value)
+        if type(p.event) in _VALUED:
+            values[i] = _json_or_none(p.event.value)  # type: ignore[attr-defined]
     route, usage, timing = typed.column("route"), typed.column("usage"), typed.column("timing")
     name = pc.coalesce(typed.column("name"), typed.column("judge"))
     now = now_utc()
@@ -470,7 +497,7 @@ def rows(new: Sequence[tuple[Parsed, RunInfo]], commit_id: str) -> pa.Table:
         "seq": typed.column("seq"),
         "ts": typed.column("ts"),
         "kind": typed.column("kind"),
-        **{f: pa.array([getattr(i, f) for i in infos], EVENTS_SCHEMA.field(f).type) for f in RUNINFO_FIELDS},
+        **_run_columns(infos),
         "action": typed.column("action"),
         "text": typed.column("text"),
         "app": typed.column("app"),
@@ -485,13 +512,13 @@ def rows(new: Sequence[tuple[Parsed, RunInfo]], commit_id: str) -> pa.Table:
         "reply": typed.column("reply"),
         "reason": typed.column("reason"),
         "outcome": typed.column("outcome"),
-        "input_tokens": pc.struct_field(usage, "input_tokens"),
-        "output_tokens": pc.struct_field(usage, "output_tokens"),
-        "cached_tokens": pc.struct_field(usage, "cached_tokens"),
-        "model_ms": pc.struct_field(timing, "model_ms"),
-        "read_ms": pc.struct_field(timing, "read_ms"),
-        "act_ms": pc.struct_field(timing, "act_ms"),
-        "other_ms": pc.struct_field(timing, "other_ms"),
+        "input_tokens": _counted(usage, "input_tokens"),
+        "output_tokens": _counted(usage, "output_tokens"),
+        "cached_tokens": _counted(usage, "cached_tokens"),
+        "model_ms": _counted(timing, "model_ms"),
+        "read_ms": _counted(timing, "read_ms"),
+        "act_ms": _counted(timing, "act_ms"),
+        "other_ms": _counted(timing, "other_ms"),
         "data": _strings(datas),
         "hash": pa.array([p.hash for p, _ in new], _S),
         "commit_id": pa.array([commit_id] * n, _S),
