@@ -123,7 +123,9 @@ def register(app: typer.Typer) -> None:
             for title, sql in QUERIES:
                 typer.echo(f"-- {title}\n$ traj query \"{sql}\"")
                 typer.echo(format_table(views.user_query(sql)))
-        typer.echo(f"\nTry: traj runs --store {s.loc} | traj show RUN --store {s.loc} | traj diff --store {s.loc}")
+        typer.echo("\nNext, try:")
+        for cmd in ("traj runs", "traj show gui-careful-02 --at 4", "traj diff", "traj judge --dry-run"):
+            typer.echo(f"  {cmd} --store {s.loc}")
 
 
 def _suite_filter(names: list[str]) -> str:
