@@ -76,3 +76,15 @@ def test_a_crashed_harness_leaves_a_journal_that_recover_seals_as_an_open_run(st
     state = replay(load_events(store, ["crash"])["crash"])
     assert state.answer == "half" and state.outcome is None  # open run
     assert recover(store) == []
+
+
+def test_state_at_a_stored_run(store: Store) -> None:
+    from trajectory import state_at
+
+    with Recorder(store, run_id="r9", suite="s", task="t", clock=clock()) as rec:
+        rec.answer("first")
+        rec.answer("second")
+        rec.finish("succeeded")
+    assert state_at(store, "r9", 1).answer == "first"
+    assert state_at(store, "r9").answer == "second" and state_at(store, "r9").outcome == "succeeded"
+    assert state_at(str(store.loc), "r9", 2).outcome is None
