@@ -630,6 +630,7 @@ def judge_runs(
     workers: int = 1,
     timeout: float | None = 60.0,
     partition: int = 2000,
+    progress: Callable[[int, int], None] | None = None,
 ) -> PassResult:
     """One judging pass over the selected finished runs.
 
@@ -667,6 +668,8 @@ def judge_runs(
                 part_rows, part_versions = _judge_partition(part)
                 rows.extend(part_rows)
                 versions.update(part_versions)
+                if progress is not None:
+                    progress(len(rows), len(finished))
     finally:
         views = _WORKER.get("views")
         if views is not None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Annotated
 
 import typer
@@ -17,6 +18,15 @@ from trajectory.judging import (
 from trajectory.query import format_table
 
 from .common import JsonOpt, StoreOpt, command_line, echo_json, handle_errors, open_store
+
+
+def _progress_line():  # noqa: ANN202
+    """Progress on a terminal only: pipes and files get the summary line alone."""
+
+    def show(done: int, total: int) -> None:
+        typer.echo(f"\rjudged {done:,}/{total:,} runs", err=True, nl=False)
+
+    return show
 
 
 def register(app: typer.Typer) -> None:
@@ -69,7 +79,10 @@ def register(app: typer.Typer) -> None:
             command=command_line(),
             workers=max(1, workers),
             timeout=timeout or None,
+            progress=_progress_line() if sys.stderr.isatty() else None,
         )
+        if sys.stderr.isatty():
+            typer.echo("\r\033[K", err=True, nl=False)
         if json_:
             echo_json({"pass_id": result.pass_id, "written": result.written, "open_runs": result.open_runs,
                        "counts": dict(result.counts), "verdicts": result.rows if dry_run else None})
