@@ -357,7 +357,9 @@ def with_judgements(state: RunState, judgements: tuple[Judgement, ...]) -> RunSt
     return msgspec.structs.replace(state, judgements=state.judgements + judgements)
 
 
-def load_partners(store: Store, resolver: SuiteResolver, states: dict[str, RunState]) -> dict[str, RunState]:
+def load_partners(
+    store: Store, resolver: SuiteResolver, states: dict[str, RunState], views: Views | None = None
+) -> dict[str, RunState]:
     """run_id -> the replayed state of its pair partner, for runs of suites with ``bind_partner``.
 
     The partner is the finished run with the same ``pair_id`` and the other ``pair_round``
@@ -370,12 +372,21 @@ def load_partners(store: Store, resolver: SuiteResolver, states: dict[str, RunSt
     }
     if not wanted:
         return {}
-    with Views(store, split=None) as views:
+    own = views is None
+    views = views or Views(store, split=None)
+    try:
         views.con.register("_pairs", pa.table({"pair_id": sorted({st.pair_id for st in wanted.values()})}))
+        # Straight from the events (pair_id is a typed column on every event of a run): the
+        # runs view would aggregate the whole table for each partition.
         rows = views.con.execute(
-            "SELECT run_id, pair_id, pair_round FROM _runs_all WHERE outcome IS NOT NULL "
-            "AND pair_id IN (SELECT pair_id FROM _pairs) ORDER BY run_id"
+            "SELECT run_id, any_value(pair_id), any_value(pair_round) FROM events "
+            "WHERE pair_id IN (SELECT pair_id FROM _pairs) GROUP BY run_id "
+            "HAVING count(*) FILTER (WHERE kind = 'run_finished') > 0 ORDER BY run_id"
         ).fetchall()
+        views.con.unregister("_pairs")
+    finally:
+        if own:
+            views.close()
     members: dict[str, list[tuple[str, int | None]]] = defaultdict(list)
     for rid, pid, rnd in rows:
         members[pid].append((rid, rnd))
@@ -601,7 +612,7 @@ def _judge_partition(run_ids: Sequence[str]) -> tuple[list[dict[str, Any]], dict
     states = {}
     for r, st in batch_states(store, run_ids, reads, w["views"]).items():
         states[r] = with_judgements(st, w["judgements"])
-    partners = load_partners(store, resolver, states)
+    partners = load_partners(store, resolver, states, w["views"])
     rows = []
     versions: dict[str, str] = {}
     for run_id in run_ids:
