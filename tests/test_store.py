@@ -64,3 +64,18 @@ def test_format_is_recorded_and_checked(tmp_path) -> None:
 def test_object_storage_is_refused_clearly() -> None:
     with pytest.raises(StoreError, match="only local folders"):
         Store("s3://bucket/store")
+
+
+def test_polars_reads_the_same_rows_as_duckdb(store: Store) -> None:
+    import polars as pl
+
+    assert store.scan("events").collect().height == 0
+    ingest_bytes(store, jsonl(example_run("r1")), "a")
+    v1 = store.version("events")
+    ingest_bytes(store, jsonl(example_run("r2")), "b")
+    frame = store.scan("events").select("run_id", "seq", "hash").sort("run_id", "seq").collect()
+    assert [tuple(r) for r in frame.iter_rows()] == rows(store)
+    old = store.scan("events", version=v1).collect()
+    assert old.height == 5 and set(old["run_id"]) == {"r1"}
+    by_kind = store.scan("events").group_by("kind").agg(pl.len()).collect()
+    assert dict(by_kind.iter_rows())["screen_read"] == 2

@@ -271,6 +271,18 @@ class Store:
     ) -> pa.Table:
         return self.dataset(name, version).to_table(columns=columns, filter=filter)
 
+    def scan(self, name: str, version: int | None = None):  # noqa: ANN201 - polars.LazyFrame
+        """A Polars LazyFrame over a table (as of ``version``), for analysis in notebooks.
+
+        Polars reads the Delta table itself, so a frame sees exactly the committed rows of that
+        version; nothing is loaded until it is collected.
+        """
+        import polars as pl
+
+        if not self.has_table(name):
+            return pl.LazyFrame(schema=pl.from_arrow(TABLES[name].empty_table()).schema)
+        return pl.scan_delta(self.table_uri(name), version=version, storage_options=self.loc.storage_options)
+
     def append(self, name: str, data: pa.Table | Iterable[pa.RecordBatch]) -> int:
         """Append rows in one atomic commit; durable on disk when this returns.
 
