@@ -608,7 +608,8 @@ def _judge_partition(run_ids: Sequence[str]) -> tuple[list[dict[str, Any]], dict
     names = {w["suites"].get(r) for r in run_ids}
     reads = {n: _reads_of(resolver, n) for n in names if n is not None}
     if "views" not in w:
-        w["views"] = Views(store, split=None)
+        # In a pool of workers each process already takes a core: one DuckDB thread apiece.
+        w["views"] = Views(store, split=None, threads=1 if "watchdog" in w else 2)
     states = {}
     for r, st in batch_states(store, run_ids, reads, w["views"]).items():
         states[r] = with_judgements(st, w["judgements"])

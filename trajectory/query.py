@@ -89,13 +89,14 @@ class Views:
         split: str | None = "tune",
         version: int | None = None,
         sandbox: bool = True,
+        threads: int = 2,
     ):
         if split is not None and split not in SPLITS:
             raise QueryError(f"--split must be one of {', '.join(SPLITS)}, got {split!r}")
         self.store = store
         self.split = split
         self.con = duckdb.connect(":memory:")
-        self.con.execute("SET threads TO 2")
+        self.con.execute(f"SET threads TO {int(threads)}")
         folders = []
         for name, schema in TABLES.items():
             files = store.files(name, version if name == "events" else None)
