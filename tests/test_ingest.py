@@ -157,3 +157,24 @@ def test_typed_columns_say_what_the_events_say(tmp_path_factory, run) -> None:
         assert row["outcome"] == (e.outcome if isinstance(e, ev.RunFinished) else None)
         assert ev.decode(row["data"]) == e
         assert row["suite"] == run[0].suite and row["task"] == run[0].task
+
+
+def _depth(value) -> int:
+    if isinstance(value, dict):
+        return 1 + max((_depth(v) for v in value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max((_depth(v) for v in value), default=0)
+    return 0
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=st.recursive(
+    st.one_of(st.none(), st.integers(), st.text(alphabet='[]{}"\\ab', max_size=6)),
+    lambda c: st.one_of(st.lists(c, max_size=3), st.dictionaries(st.text(alphabet='[]{}"\\k', max_size=3), c, max_size=3)),
+    max_leaves=20,
+), limit=st.integers(0, 6))
+def test_depth_check_agrees_with_the_real_nesting(value, limit) -> None:
+    from trajectory.ingest import _depth_exceeds
+
+    raw = msgspec.json.encode(value)
+    assert _depth_exceeds(raw, limit) == (_depth(value) > limit)

@@ -152,28 +152,23 @@ def _where(raw: bytes) -> str:
     return f" ({', '.join(parts)})" if parts else ""
 
 
+# A JSON string (with its escapes) or one bracket: strings are skipped whole, so a bracket
+# inside a string never counts, and the scan runs in the regex engine, not byte by byte.
+_STRING_OR_BRACKET = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+
+
 def _depth_exceeds(raw: bytes, limit: int) -> bool:
     # Cheap pre-check: a line cannot nest deeper than its count of openers.
     if raw.count(b"[") + raw.count(b"{") <= limit:
         return False
     depth = 0
-    in_str = False
-    esc = False
-    for byte in raw:
-        if in_str:
-            if esc:
-                esc = False
-            elif byte == 0x5C:  # backslash
-                esc = True
-            elif byte == 0x22:
-                in_str = False
-        elif byte == 0x22:
-            in_str = True
-        elif byte in (0x5B, 0x7B):
+    for m in _STRING_OR_BRACKET.finditer(raw):
+        token = m.group()
+        if token in (b"[", b"{"):
             depth += 1
             if depth > limit:
                 return True
-        elif byte in (0x5D, 0x7D):
+        elif token in (b"]", b"}"):
             depth -= 1
     return False
 
