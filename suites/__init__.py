@@ -74,3 +74,13 @@ def load_folder(folder: str | Path) -> Suite:
     from suites import device  # a folder of task JSON files
 
     return device.load(folder)
+
+
+def load_registered(name: str, registration: dict) -> Suite:
+    """The suite a store registration names: Inspect scorers (``traj suite add NAME
+    module:function``) or a suite folder."""
+    if registration.get("scorers"):
+        from suites.inspect import adapter  # imports inspect-ai
+
+        return adapter.load(registration["scorers"], name, registration.get("root"))
+    return load_folder(Path(registration["path"]))

@@ -80,7 +80,7 @@ class SuiteResolver:
             reg = self.registered().get(name)
             if reg is not None:
                 try:
-                    self._cache[name] = suite_pkg.load_folder(Path(reg["path"]))
+                    self._cache[name] = suite_pkg.load_registered(name, reg)
                 except Exception as exc:  # noqa: BLE001 - a broken suite folder errs its runs, not the pass
                     self._cache[name] = None
                     self.problems[name] = (
@@ -100,7 +100,9 @@ class SuiteResolver:
             return None
 
 
-def register_suite(store: Store, name: str, path: str | os.PathLike[str], by: str | None = None) -> None:
+def register_suite(
+    store: Store, name: str, path: str | os.PathLike[str], by: str | None = None, *, data: dict[str, Any] | None = None
+) -> None:
     from .query import _user
 
     row = {
@@ -108,7 +110,7 @@ def register_suite(store: Store, name: str, path: str | os.PathLike[str], by: st
         "key": [name],
         "at": [now_utc()],
         "by": [by or os.environ.get("TRAJ_USER") or _user()],
-        "data": [json.dumps({"path": str(Path(path).absolute())})],
+        "data": [json.dumps(data if data is not None else {"path": str(Path(path).absolute())})],
     }
     store.append("meta", pa.table(row))
 

@@ -24,10 +24,13 @@ def register(app: typer.Typer) -> None:
 @handle_errors
 def add(
     name: Annotated[str, typer.Argument(help="Suite name runs use in run_started.suite.")],
-    path: Annotated[Path, typer.Argument(help="The suite folder.")],
+    path: Annotated[Path, typer.Argument(help="The suite folder, or Inspect scorers as module:function or file.py:function.")],
     store: StoreOpt = None,
 ) -> None:
-    """Register a suite folder with the store, so that later judging finds it."""
+    """Register a suite folder (or Inspect scorers) with the store, so that later judging finds it."""
+    if not path.is_dir() and ":" in str(path):
+        add_inspect_scorers(open_store(store), name, str(path))
+        return
     if not path.is_dir():
         raise NotFound(f"{path}: no such folder")
     s = open_store(store)
@@ -42,6 +45,20 @@ def add(
     n = len(suite.task_ids())
     typer.echo(f"registered suite {name} -> {path.absolute()} ({n} tasks"
                + (f", {len(problems)} problems left out" if problems else "") + ")")
+
+
+def add_inspect_scorers(s, name: str, spec: str) -> None:  # noqa: ANN001 - a Store
+    """``traj suite add NAME module:function``: Inspect scorers judge the suite's runs."""
+    import os
+
+    root = os.getcwd()  # module names resolve from here, also when judging from elsewhere
+    try:
+        suite = suite_pkg.load_registered(name, {"scorers": spec, "root": root})
+    except Exception as exc:  # noqa: BLE001 - the scorers' own code failed: say so in one line
+        raise JudgeError(f"{spec}: cannot load the scorers: {type(exc).__name__}: {exc}") from exc
+    register_suite(s, name, spec, data={"path": spec, "scorers": spec, "root": root})
+    names = ", ".join(getattr(suite, "scorer_names", []))
+    typer.echo(f"registered suite {name} -> Inspect scorers {spec} ({names})")
 
 
 @suite_app.command("list")
