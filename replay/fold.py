@@ -221,4 +221,12 @@ def view(state: RunState) -> dict:
         },
         "outcome": state.outcome,
         "skip_reason": state.skip_reason,
+        # What run_started and run_finished recorded about the attempt (importers map the
+        # harness's own fields here: the sample's input and target, the model, an error).
+        "goal": state.goal,
+        "params": state.params,
+        "agent": {"name": state.agent_name, "model": state.agent_model},
+        "error": state.error,
+        "metrics": state.metrics,
+        "actions": [s.action for s in state.steps],
     }

@@ -23,6 +23,7 @@ import datetime as dt
 import importlib.util
 import sys
 import uuid as _uuid
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -236,7 +237,10 @@ def scored(log: EvalLog, scorer_file: Path | None = None, *, graded: bool = True
     if scorer_file is not None:
         scorers.append(load_scorer_module(scorer_file).exact_capital())
     grader = get_model("mockllm/grader", custom_outputs=grader_output)
-    return inspect_score(log, scorers, model=grader, display="none")
+    with warnings.catch_warnings():
+        # inspect-ai's model retry passes tenacity a deprecated argument: not ours to fix.
+        warnings.filterwarnings("ignore", message="The .initial. parameter is deprecated", category=DeprecationWarning)
+        return inspect_score(log, scorers, model=grader, display="none")
 
 
 def capitals_log(tmp: Path, *, name: str = "capitals.eval", samples: list[EvalSample] | None = None,

@@ -171,10 +171,17 @@ def _answers_run(source: Source, answers: list[RecordedAnswer]) -> list[dict[str
     return events
 
 
+def _ident(judge: str, model: str, key: str, output: dict[str, Any]) -> tuple[str, str, str, str]:
+    """An answer's identity: the same text for the same prompt from the same model is the same
+    answer, whatever else (timings, ids) its recorded output carries."""
+    raw = output.get("raw")
+    return (judge, model, key, raw if isinstance(raw, str) else json.dumps(output, sort_keys=True, ensure_ascii=False))
+
+
 def _new_answers(store: Store, answers: list[RecordedAnswer], known: set[tuple[str, str, str, str]]) -> list[RecordedAnswer]:
     out = []
     for a in answers:
-        ident = (a.judge, a.model, a.key, json.dumps(a.output, sort_keys=True, ensure_ascii=False))
+        ident = _ident(a.judge, a.model, a.key, a.output)
         if ident not in known:
             known.add(ident)
             out.append(a)
@@ -201,7 +208,7 @@ def _write_source(store: Store, src: Source, known_answers: set[tuple[str, str, 
         label = MappedRun("", "grader answers", _answers_run(src, fresh), None)
         parsed.extend(_parse_run(src.name, label))
     result = ingest_events(store, parsed, src.name, split_of=split_of)
-    known_answers |= {(a.judge, a.model, a.key, json.dumps(a.output, sort_keys=True, ensure_ascii=False)) for a in fresh}
+    known_answers |= {_ident(a.judge, a.model, a.key, a.output) for a in fresh}
     report.new_events = result.new
     report.new_runs = result.new_runs - (1 if fresh else 0)
     report.judgements = len(fresh)
@@ -243,8 +250,7 @@ def import_sources(
     """Write every readable source (each all or nothing), then one imported pass with the new
     or changed recorded verdicts. Sources that cannot be read are reported, not raised."""
     resolver = SuiteResolver(store)
-    known = {(j.judge, j.model, j.key, json.dumps(j.output, sort_keys=True, ensure_ascii=False))
-             for j in recorded_judgements(store)}
+    known = {_ident(j.judge, j.model, j.key, j.output) for j in recorded_judgements(store)}
     reports: list[SourceReport] = []
     verdicts: list[tuple[MappedRun, str]] = []
     for src in sources:
