@@ -170,7 +170,8 @@ def verdict_of(
     if na:
         details = {**(details or {}), "not_applicable": na}
     if error is not None:
-        return Verdict.error(_one_line(error) or "the sample errored", checks=checks)
+        return Verdict(outcome="error", score=0.0, checks=checks, reason=_one_line(error) or "the run errored",
+                       details=details)
     if not applicable:
         why = "no score recorded" if not scored else "no applicable score: " + "; ".join(
             f"{s.check.name}: {s.check.reason}" for s in scored[:3])

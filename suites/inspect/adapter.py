@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import hashlib
 import importlib
 import importlib.util
 import inspect as _inspect
@@ -36,7 +37,7 @@ from types import ModuleType
 from typing import Any
 
 from judges import imported
-from judges.base import Suite, Verdict
+from judges.base import Suite, Verdict, code_hash
 from replay.state import RunState
 
 from . import keys
@@ -300,9 +301,11 @@ class InspectScorerSuite(Suite):
         self.roles = tuple(roles)
         self.scorers, module = load_scorers(spec, root)
         self.scorer_names = scorer_names(self.scorers)
-        own = [sys.modules[__name__], keys, imported]
-        scorer_modules = {_inspect.getmodule(getattr(s, "__wrapped__", s)) for s in self.scorers} | {module}
-        self.code_modules = tuple(own + [m for m in scorer_modules if m is not None and _has_source(m)])
+        self.code_modules = (sys.modules[__name__], keys, imported)
+        # The files that define the scorers (and the module named), hashed into the judge
+        # version: editing a scorer changes it, moving the folder does not.
+        files = {_code_file(s) for s in self.scorers} | {getattr(module, "__file__", None)}
+        self.source_files = tuple(sorted(f for f in files if f and Path(f).is_file()))
 
     def __reduce__(self) -> Any:
         # Judging workers load the scorers again from the same place.
@@ -345,11 +348,25 @@ class InspectScorerSuite(Suite):
         return [s.request for _, s in self.scores(state) if isinstance(s, JudgementMissing)]
 
 
-def _has_source(module: ModuleType) -> bool:
-    try:
-        return _inspect.getsourcefile(module) is not None
-    except TypeError:
-        return False
+    def code_version(self) -> str:
+        cached = self.__dict__.get("_code_version")
+        if cached is None:
+            h = hashlib.blake2b(code_hash(self.code_modules).encode(), digest_size=8)
+            for path in self.source_files:
+                data = Path(path).read_bytes()
+                h.update(len(data).to_bytes(8, "little"))
+                h.update(data)
+            cached = self.__dict__["_code_version"] = h.hexdigest()
+        return cached
+
+
+def _code_file(fn: Any) -> str | None:
+    """The file a scorer's code is in (through Inspect's and functools' wrappers)."""
+    seen = 0
+    while hasattr(fn, "__wrapped__") and seen < 20:
+        fn, seen = fn.__wrapped__, seen + 1
+    code = getattr(fn, "__code__", None) or getattr(getattr(fn, "__call__", None), "__code__", None)
+    return code.co_filename if code is not None else None
 
 
 def load(spec: str, name: str, root: str | None = None) -> InspectScorerSuite:

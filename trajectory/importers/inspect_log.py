@@ -419,7 +419,7 @@ def _goal(sample: Any) -> str | None:
     return _text_of(_dump(users[-1].content)) if users else None
 
 
-def _checks_verdict(sample: Any, info: LogInfo, error: str | None) -> Verdict | None:
+def _checks_verdict(sample: Any, error: str | None, details: dict[str, Any] | None) -> Verdict | None:
     scores = getattr(sample, "scores", None) or {}
     if not scores and error is None:
         return None
@@ -428,7 +428,7 @@ def _checks_verdict(sample: Any, info: LogInfo, error: str | None) -> Verdict | 
     for name, s in scores.items():
         scored.extend(inspect_checks(name, _dump(s.value), answer=s.answer, explanation=s.explanation,
                                      expected=target))
-    return verdict_of(scored, error=error)
+    return verdict_of(scored, error=error, details=details)
 
 
 def _metrics(sample: Any) -> dict[str, Any] | None:
@@ -446,15 +446,18 @@ def _metrics(sample: Any) -> dict[str, Any] | None:
     return m or None
 
 
-def map_events(run: _Run, events: Iterable[Any], judgements: list[Judgement], init: Any = None) -> None:
+def map_events(run: _Run, events: Iterable[Any], judgements: list[Judgement], init: Any = None) -> dict[str, int]:
     """Add a sample's (or a retried attempt's) events to ``run``; scoring events go to
-    ``judgements`` (grader calls) or are left to the pass (scores)."""
+    ``judgements`` (grader calls) or are left to the pass (scores). Returns how many events of
+    each kind scoring recorded (kept in the imported verdict's details)."""
     scoring = _Scoring()
     asked: dict[str, int] = {}
+    scoring_kinds: dict[str, int] = {}
     for e, parent in _flatten(events):
         kind = e.event
         inside, scorer = scoring.classify(e)
         if inside:
+            scoring_kinds[kind] = scoring_kinds.get(kind, 0) + 1
             if kind == "model":
                 messages = [_dump(m) for m in e.input]
                 digest = prompt_digest(messages)
@@ -478,6 +481,7 @@ def map_events(run: _Run, events: Iterable[Any], judgements: list[Judgement], in
             run.screens(ts)  # type: ignore[arg-type]
         else:
             _other_step(run, e, parent)
+    return scoring_kinds
 
 
 def map_sample(info: LogInfo, sample: Any) -> MappedSample:
@@ -497,7 +501,7 @@ def map_sample(info: LogInfo, sample: Any) -> MappedSample:
             extra={"inspect": {k: v for k, v in (("eval_id", info.eval_id), ("epoch", sample.epoch)) if v}})
     run.screens(start, _goal(sample) or "")
     judgements: list[Judgement] = []
-    map_events(run, events, judgements, init)
+    scoring = map_events(run, events, judgements, init)
     # The answer follows the agent's last event; scoring (which a re-score repeats at another
     # time) never moves a run's own times.
     at = max(_aware(e["ts"]) for e in run.events)  # type: ignore[type-var]
@@ -510,7 +514,7 @@ def map_sample(info: LogInfo, sample: Any) -> MappedSample:
     finish = max(at, end or at)
     run.add("run_finished", finish, outcome="error" if error is not None else "succeeded", error=error,
             metrics=_metrics(sample))
-    verdict = _checks_verdict(sample, info, error)
+    verdict = _checks_verdict(sample, error, {"scoring_events": scoring} if scoring else None)
     return MappedSample(run_id, f"{sample.id} epoch {sample.epoch}", run.events, verdict, judgements)
 
 
