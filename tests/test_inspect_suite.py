@@ -167,7 +167,7 @@ def test_scorer_specs(project) -> None:
     assert "inspect_ai.scorer:match" in listing
 
 
-def test_the_suite_package_imports_without_inspect_or_the_store() -> None:
+def test_the_suite_package_imports_without_inspect() -> None:
     code = textwrap.dedent("""
         import sys
         import suites, suites.inspect, suites.inspect.adapter, suites.inspect.keys, judges.imported

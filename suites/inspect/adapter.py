@@ -22,7 +22,6 @@ needs nothing beyond traj's core.
 
 from __future__ import annotations
 
-import asyncio
 import contextvars
 import hashlib
 import importlib
@@ -323,6 +322,8 @@ class InspectScorerSuite(Suite):
 
     def scores(self, state: RunState) -> list[tuple[str, Any]]:
         """(scorer name, Score | None | JudgementMissing) for each scorer, in order."""
+        import asyncio
+
         _route_model_calls()
         ctx = contextvars.copy_context()
         return ctx.run(asyncio.run, _run_scorers(self.scorers, self.scorer_names, state, self.roles))

@@ -81,6 +81,7 @@ class Span:
     status_message: str | None
     resource: dict[str, Any]
     scope: str | None
+    where: str = ""  # FILE:LINE of the document it came in
 
 
 @dataclasses.dataclass
@@ -235,7 +236,9 @@ def parse_document(doc: Any, source: str, line: int) -> Document:
                     raise _Bad(q, "expected an object")
                 scope = (ss.get("scope") or ss.get("instrumentationLibrary") or {}).get("name")
                 for k, sp in enumerate(ss.get("spans") or []):
-                    spans.append(_span(sp, f"{q}.spans[{k}]", resource, scope))
+                    s = _span(sp, f"{q}.spans[{k}]", resource, scope)
+                    s.where = f"{source}:{line}"
+                    spans.append(s)
     except _Bad as exc:
         raise SchemaError(f"{source}:{line}: {exc}") from None
     return Document(source, line, spans)
@@ -559,7 +562,11 @@ def map_traces(docs: Iterable[Document], *, suite: str | None = None, task: str 
             by_trace.setdefault(s.trace_id, {}).setdefault(s.span_id, s)
     runs, open_ = [], []
     for tid, spans in by_trace.items():
-        run = map_trace(tid, list(spans.values()), suite=suite, task=task, batch=batch)
+        try:
+            run = map_trace(tid, list(spans.values()), suite=suite, task=task, batch=batch)
+        except (TypeError, ValueError, KeyError, AttributeError) as exc:  # odd values the parser let through
+            where = next(iter(spans.values())).where
+            raise SchemaError(f"{where}: trace {tid}: {type(exc).__name__}: {' '.join(str(exc).split())}") from None
         if run is None:
             open_.append(tid)
         else:

@@ -175,7 +175,10 @@ def otel_sources(paths: Sequence[str | Path], **options: Any) -> list[Source]:
             names.append(str(f))
     if not names:
         return failed
-    traces = otel.map_traces(docs, **options)
+    try:
+        traces = otel.map_traces(docs, **options)
+    except SchemaError as exc:
+        return [*failed, Source(names[0], error=str(exc))]
     src = Source(names[0] if len(names) == 1 else f"{names[0]} (+{len(names) - 1} files)", version=otel.VERSION)
     src.runs = [MappedRun(t.run_id, f"trace {t.trace_id}", t.events, t.verdict) for t in traces.runs]
     src.open_traces = traces.open_traces

@@ -279,7 +279,7 @@ def import_sources(
         rows.append(row)
     if not rows:
         return report
-    versions = dict(sorted({(f"{importer}", v) for _, v in verdicts}))
+    versions = {importer: ", ".join(sorted({v for _, v in verdicts}))}
     result = PassResult(pass_id, started, now_utc(), rows, 0, False, versions)
     write_pass(store, result, kind="imported", by=by, command=command,
                filters={"importer": importer, **(filters or {})},
