@@ -344,3 +344,16 @@ def test_inspect_extra_missing_is_one_line(monkeypatch, tmp_path) -> None:
     assert r.exit_code == 1
     assert r.output.strip() == "error: reading Inspect logs needs inspect-ai: pip install 'traj[inspect]'"
     shutil.rmtree(tmp_path / "s", ignore_errors=True)
+
+
+def test_a_sample_the_event_format_refuses_names_the_sample_and_field(tmp_path) -> None:
+    sample = build_sample(SAMPLES[0], 1, minute=1)
+    model_event = next(e for e in sample.events if e.event == "model")
+    model_event.output.usage.input_tokens = -5  # a provider bug: the format counts tokens from 0
+    capitals_log(tmp_path, samples=[sample], scorer=False, graded=False, epochs=1)
+    store = tmp_path / "store"
+    r = traj("import", "inspect", tmp_path / "capitals.eval", "--store", store)
+    assert r.exit_code == 1
+    line = r.output.strip().splitlines()[-1]
+    assert line.startswith(f"error: {tmp_path / 'capitals.eval'}: sample 1 epoch 1: $.usage.input_tokens: ")
+    assert not Store(store).has_table("events")

@@ -307,7 +307,7 @@ def _ms(e: Any) -> float | None:
 
 def _ids(e: Any, parent: str | None, **more: Any) -> dict[str, Any]:
     d = {"event": e.event, "uuid": e.uuid, "span_id": e.span_id, "parent_event": parent,
-         "metadata": e.metadata}
+         "metadata": _dump(e.metadata)}
     d.update(more)
     return {"inspect": {k: v for k, v in d.items() if v not in (None, {}, [])}}
 

@@ -8,6 +8,7 @@ chunks that share one read of the zip directory. A log or a sample the reader re
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -79,6 +80,18 @@ def _mapped(sample: Any, info: il.LogInfo) -> list[il.MappedSample]:
 
 def read_inspect_log(path: str) -> Source:
     """One log as a source: its runs, recorded verdicts and grader answers, or its error."""
+    # Reading and mapping make many small objects and no garbage cycles worth collecting
+    # before the log is done: the cyclic collector would walk the growing heap over and over.
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _read_inspect_log(path)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _read_inspect_log(path: str) -> Source:
     api = _inspect_log_api()
     try:
         header = api.read_eval_log(path, header_only=True)

@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pyarrow.compute as pc
 
 from judges.base import Verdict
@@ -138,15 +139,15 @@ def _one_line(text: str) -> str:
 
 
 def _parse_run(source: str, run: MappedRun) -> list[Parsed]:
-    data = b"\n".join(json.dumps(e, ensure_ascii=False, allow_nan=False).encode() for e in run.events)
+    encode = msgspec.json.encode
     try:
-        return parse(data, source)
+        return parse(b"\n".join(encode(e) for e in run.events), source)
     except SchemaError as exc:
         # "FILE:LINE: $.path: ..." of a line made here: name the sample instead of the line.
         first = str(exc).splitlines()[0]
         detail = first.split(": ", 1)[1] if first.startswith(source + ":") else first
         raise SchemaError(f"{source}: {run.label}: {detail}") from None
-    except ValueError as exc:  # NaN or infinity in a log's numbers: not JSON
+    except (TypeError, ValueError, msgspec.EncodeError) as exc:  # an object that is not JSON
         raise SchemaError(f"{source}: {run.label}: {_one_line(exc)}") from None
 
 
