@@ -40,6 +40,29 @@ def log_scorers():
     return [match(), includes(), model_graded_qa(), capital_scorers.exact_capital()]
 
 
+def named_grader():
+    """The log's grader scorer, but naming a model whose provider is not even installed here."""
+    return [model_graded_qa(model="openai/gpt-4o")]
+
+
+def two_graders():
+    """Two independent grader prompts in one scorer: both are asked in one `traj judge --llm`."""
+    from inspect_ai.model import get_model
+    from inspect_ai.scorer import Score, scorer, accuracy
+
+    @scorer(metrics=[accuracy()])
+    def two_votes():
+        async def score(state, target):
+            votes = []
+            for question in ("Is this the capital", "Is this a city"):
+                out = await get_model("anthropic/claude-x").generate(f"{question}: {state.output.completion}?")
+                votes.append("yes" in out.completion.lower())
+            return Score(value="C" if all(votes) else "I", answer=state.output.completion)
+        return score
+
+    return [two_votes()]
+
+
 def stricter_grader():
     return [model_graded_qa(template=
         "Question: {question}\\nAnswer: {answer}\\nExpected: {criterion}\\n{instructions}")]
@@ -141,6 +164,38 @@ def test_missing_grader_answers_are_asked_once_by_judge_llm(project, monkeypatch
         r = traj("judge", "--llm", "--llm-model", "judge-1", "--store", "store")
         assert r.exit_code == 0 and "6 already answered, 0 asked" in r.output
         assert len(fake.requests) == asked
+    finally:
+        fake.close()
+
+
+def test_a_named_grader_model_replays_without_its_provider(project) -> None:
+    assert traj("suite", "add", "capitals", "own_scorers.py:named_grader", "--store", "store").exit_code == 0
+    r = traj("judge", "--store", "store")
+    assert r.exit_code == 0, r.output
+    imported, judged = passes(Store("store"))
+    before = {r["run_id"]: [c for c in r["checks"] if c["name"] == "model_graded_qa"]
+              for r in pass_rows(Store("store"), imported["pass_id"])}
+    after = {r["run_id"]: r["checks"] for r in pass_rows(Store("store"), judged["pass_id"])}
+    assert after == before  # the same prompt: the log's recorded answers, whatever the grader is called
+
+
+def test_independent_grader_prompts_are_asked_together(project, monkeypatch) -> None:
+    from test_selfevo_llm import FakeLLM, chat
+
+    assert traj("suite", "add", "capitals", "own_scorers.py:two_graders", "--store", "store").exit_code == 0
+    fake = FakeLLM()
+    fake.default = chat("Yes.")
+    try:
+        monkeypatch.setenv("TRAJ_LLM_BASE_URL", fake.base_url)
+        r = traj("judge", "--llm", "--llm-model", "judge-1", "--store", "store")
+        assert r.exit_code == 0, r.output
+        questions = {m["body"]["messages"][0]["content"].split(":")[0] for m in fake.requests}
+        assert questions == {"Is this the capital", "Is this a city"}
+        rows = current_rows(Store("store"))
+        assert rows["inspect:capitals:1:1:u0011e1"]["outcome"] == "pass"
+        asked = len(fake.requests)
+        r = traj("judge", "--llm", "--llm-model", "judge-1", "--store", "store")
+        assert r.exit_code == 0 and len(fake.requests) == asked
     finally:
         fake.close()
 

@@ -196,10 +196,14 @@ def task_state(state: RunState) -> tuple[Any, Any]:
 class AnswerBook:
     """Answers a judge's model calls from the judgements recorded for its run."""
 
-    def __init__(self, state: RunState, scorer: str = ""):
+    def __init__(self, state: RunState, scorer: str = "", *, collect: bool = False):
         self.state = state
         self.scorer = scorer
         self.asked: dict[str, int] = {}
+        # Collecting (for `traj judge --llm`): a prompt without an answer is noted and gets an
+        # empty answer, so that the scorer goes on and shows its other prompts too.
+        self.collect = collect
+        self.missing: list[LLMRequest] = []
 
     def answer(self, model: str, messages: list[dict[str, Any]]) -> Any:
         from inspect_ai.model import ModelOutput
@@ -210,7 +214,11 @@ class AnswerBook:
         key = keys.prompt_key(messages, n)
         found = self.state.judgement(keys.JUDGE, key)
         if found is None:
-            raise JudgementMissing(LLMRequest(keys.JUDGE, key, keys.chat_messages(messages), label=self.scorer))
+            request = LLMRequest(keys.JUDGE, key, keys.chat_messages(messages), label=self.scorer)
+            if self.collect:
+                self.missing.append(request)
+                return ModelOutput.from_content(model=model, content="")
+            raise JudgementMissing(request)
         out = found.output
         if isinstance(out.get("output"), dict):
             return ModelOutput.model_validate(out["output"])
@@ -218,18 +226,50 @@ class AnswerBook:
 
 
 _PATCHED = False
+_REPLAY: dict[str, Any] = {}  # the registered replay provider: "class" and "factory"
+
+
+def _replay_provider() -> tuple[type, Any]:
+    """A model provider that never answers (the answer book does), registered once."""
+    if not _REPLAY:
+        from inspect_ai._util.registry import registry_find, registry_unqualified_name
+        from inspect_ai.model import GenerateConfig, modelapi
+        from inspect_ai.model._model import ModelAPI
+
+        class ReplayAPI(ModelAPI):
+            def __init__(self, model_name: str, base_url: str | None = None, api_key: str | None = None,
+                         config: GenerateConfig = GenerateConfig(), **model_args: Any) -> None:
+                super().__init__(model_name, base_url, api_key, [], config)
+
+            async def generate(self, input, tools, tool_choice, config):  # type: ignore[no-untyped-def] # noqa: ANN001, ANN201
+                raise RuntimeError("a traj judge's model calls are answered from recorded judgements")
+
+        @modelapi(name="traj_replay")
+        def _replay() -> type[ModelAPI]:
+            return ReplayAPI
+
+        _REPLAY["class"] = ReplayAPI
+        found = registry_find(lambda i: i.type == "modelapi" and registry_unqualified_name(i) == "traj_replay")
+        _REPLAY["factory"] = found[0] if found else None
+    return _REPLAY["class"], _REPLAY["factory"]
 
 
 def _route_model_calls() -> None:
-    """Route ``Model.generate`` to the answer book while a judge runs (a context variable
-    gates it, so nothing changes for Inspect code outside a traj judge)."""
+    """While a judge runs (a context variable gates it, so nothing changes for Inspect code
+    outside a traj judge), every model a scorer makes is the replay provider, and every
+    ``Model.generate`` is answered by the answer book: a grader named in the scorer
+    (``model_graded_qa(model="openai/gpt-4o")``) needs neither its provider package nor a key,
+    and no call leaves the machine. This reaches into two names inside ``inspect_ai.model._model``
+    (``Model.generate`` and the provider lookup ``registry_find``); without the second, a named
+    grader needs its provider installed, and its calls are still answered by the book."""
     global _PATCHED
     if _PATCHED:
         return
+    import inspect_ai.model._model as mm
     from inspect_ai.model import ChatMessageUser
-    from inspect_ai.model._model import Model
 
-    original = Model.generate
+    replay_class, factory = _replay_provider()
+    original = mm.Model.generate
 
     async def generate(self: Any, input: Any, *args: Any, **kwargs: Any) -> Any:
         book = _BOOK.get()
@@ -239,33 +279,50 @@ def _route_model_calls() -> None:
         return book.answer(str(getattr(self, "name", "")), [m.model_dump(mode="json", exclude_none=True) for m in msgs])
 
     generate.__doc__ = original.__doc__
-    Model.generate = generate  # type: ignore[method-assign]
+    mm.Model.generate = generate  # type: ignore[method-assign]
+    find = getattr(mm, "registry_find", None)
+    if find is not None and factory is not None:
+
+        def registry_find(predicate: Any) -> Any:
+            found = find(predicate)
+            if _BOOK.get() is not None and found and factory not in found and all(_is_modelapi(f) for f in found):
+                return [factory]
+            return found
+
+        mm.registry_find = registry_find  # type: ignore[attr-defined]
     _PATCHED = True
 
 
+def _is_modelapi(obj: Any) -> bool:
+    from inspect_ai._util.registry import registry_info
+
+    try:
+        return registry_info(obj).type == "modelapi"
+    except Exception:  # noqa: BLE001 - not a registered object
+        return False
+
+
+def _forget_replay_models() -> None:
+    """get_model() memoizes what it made; a replay model must not outlive the judge."""
+    import inspect_ai.model._model as mm
+
+    cache = getattr(mm, "_models", None)
+    replay_class = _REPLAY.get("class")
+    if isinstance(cache, dict) and replay_class is not None:
+        for key in [k for k, m in cache.items() if isinstance(getattr(m, "api", None), replay_class)]:
+            del cache[key]
+
+
 def _replay_model(name: str) -> Any:
-    from inspect_ai.model import get_model, modelapi
-    from inspect_ai.model._model import ModelAPI
+    from inspect_ai.model import get_model
 
-    global _REPLAY_REGISTERED
-    if not _REPLAY_REGISTERED:
-
-        class ReplayAPI(ModelAPI):
-            async def generate(self, input, tools, tool_choice, config):  # type: ignore[no-untyped-def] # noqa: ANN001, ANN201
-                raise RuntimeError("a traj judge's model calls are answered from recorded judgements")
-
-        @modelapi(name="traj_replay")
-        def _replay() -> type[ModelAPI]:
-            return ReplayAPI
-
-        _REPLAY_REGISTERED = True
+    _replay_provider()
     return get_model(f"traj_replay/{name}", memoize=False)
 
 
-_REPLAY_REGISTERED = False
-
-
-async def _run_scorers(scorers: Sequence[Any], names: Sequence[str], state: RunState, roles: Sequence[str]) -> list[tuple[str, Any]]:
+async def _run_scorers(
+    scorers: Sequence[Any], names: Sequence[str], state: RunState, roles: Sequence[str], book: AnswerBook
+) -> list[tuple[str, Any]]:
     from inspect_ai._eval.context import init_task_context
     from inspect_ai.log._transcript import Transcript, init_transcript
     from inspect_ai.util._store import init_subtask_store
@@ -275,7 +332,6 @@ async def _run_scorers(scorers: Sequence[Any], names: Sequence[str], state: RunS
     init_task_context(model, {r: model for r in roles})
     init_subtask_store(ts.store)
     init_transcript(Transcript())
-    book = AnswerBook(state)
     _BOOK.set(book)
     out: list[tuple[str, Any]] = []
     for scorer, name in zip(scorers, names):
@@ -284,6 +340,10 @@ async def _run_scorers(scorers: Sequence[Any], names: Sequence[str], state: RunS
             out.append((name, await scorer(ts, target)))
         except JudgementMissing as exc:
             out.append((name, exc))
+        except Exception:  # noqa: BLE001 - with empty answers a scorer may fail; its prompts are noted
+            if not book.collect:
+                raise
+            out.append((name, None))
     return out
 
 
@@ -320,13 +380,17 @@ class InspectScorerSuite(Suite):
     def task_data(self, task: dict[str, Any]) -> Any:
         return {"target": task.get("target"), "choices": task.get("choices"), "scorers": self.scorer_names}
 
-    def scores(self, state: RunState) -> list[tuple[str, Any]]:
+    def scores(self, state: RunState, book: AnswerBook | None = None) -> list[tuple[str, Any]]:
         """(scorer name, Score | None | JudgementMissing) for each scorer, in order."""
         import asyncio
 
         _route_model_calls()
         ctx = contextvars.copy_context()
-        return ctx.run(asyncio.run, _run_scorers(self.scorers, self.scorer_names, state, self.roles))
+        book = book or AnswerBook(state)
+        try:
+            return ctx.run(asyncio.run, _run_scorers(self.scorers, self.scorer_names, state, self.roles, book))
+        finally:
+            _forget_replay_models()
 
     def judge(self, task: dict[str, Any], state: RunState) -> Verdict:
         results = self.scores(state)
@@ -345,9 +409,11 @@ class InspectScorerSuite(Suite):
         return imported.verdict_of(scored, error=error)
 
     def llm_requests(self, task: dict[str, Any], state: RunState) -> list[LLMRequest]:
-        """The grader prompts this run still needs answered (first unanswered one per scorer)."""
-        return [s.request for _, s in self.scores(state) if isinstance(s, JudgementMissing)]
-
+        """The grader prompts of this run that have no answer in ``state``. A prompt that
+        depends on an earlier answer is found once that answer is recorded."""
+        book = AnswerBook(state, collect=True)
+        self.scores(state, book)
+        return book.missing
 
     def code_version(self) -> str:
         cached = self.__dict__.get("_code_version")
