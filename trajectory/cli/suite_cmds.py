@@ -10,6 +10,7 @@ import typer
 import suites as suite_pkg
 from trajectory.errors import JudgeError, NotFound
 from trajectory.judging import SuiteResolver, register_suite
+from trajectory.store import Store
 
 from .common import JsonOpt, StoreOpt, echo_json, handle_errors, open_store
 
@@ -47,7 +48,7 @@ def add(
                + (f", {len(problems)} problems left out" if problems else "") + ")")
 
 
-def add_inspect_scorers(s, name: str, spec: str) -> None:  # noqa: ANN001 - a Store
+def add_inspect_scorers(s: Store, name: str, spec: str) -> None:
     """``traj suite add NAME module:function``: Inspect scorers judge the suite's runs."""
     import os
 
