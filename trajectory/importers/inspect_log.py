@@ -541,6 +541,7 @@ def map_retries(info: LogInfo, sample: Any) -> list[MappedSample]:
 
 
 def judgement_version(info: LogInfo) -> str:
+    """The judge version of a log's recorded verdicts: the inspect-ai that scored them."""
     return f"inspect_ai-{info.version}"
 
 

@@ -147,6 +147,7 @@ def any_value(v: Any, path: str) -> Any:
 
 
 def attributes(items: Any, path: str) -> dict[str, Any]:
+    """OTLP ``[{key, value}]`` as a dict; ``path`` names the list in error messages."""
     if items is None:
         return {}
     if not isinstance(items, list):
@@ -221,6 +222,7 @@ def _span(d: Any, path: str, resource: dict[str, Any], scope: str | None) -> Spa
 
 
 def parse_document(doc: Any, source: str, line: int) -> Document:
+    """The spans of one OTLP/JSON document; a malformed one raises ``FILE:LINE: $.path: message``."""
     if not isinstance(doc, Mapping) or not isinstance(doc.get("resourceSpans", []), list):
         raise SchemaError(f"{source}:{line}: $: expected an OTLP/JSON object with resourceSpans")
     spans = []
@@ -276,6 +278,7 @@ def parse_file(data: bytes, source: str) -> list[Document]:
 
 
 def first(attrs: Mapping[str, Any], names: Iterable[str]) -> Any:
+    """The value of the first of ``names`` that is set (the generations' names, newest first)."""
     for n in names:
         v = attrs.get(n)
         if v is not None and v != "":
@@ -294,6 +297,7 @@ def _int(v: Any) -> int:
 
 
 def operation(span: Span) -> str | None:
+    """The GenAI operation of a span, from whichever convention named it (None: not GenAI)."""
     a = span.attrs
     op = a.get("gen_ai.operation.name")
     if isinstance(op, str) and op:
@@ -380,6 +384,7 @@ def _messages(span: Span, current: str, older: str, openinference: str, fallback
 
 
 def output_text(span: Span) -> str | None:
+    """The text a span's model or agent answered, in any generation's shape."""
     msgs = _messages(span, "gen_ai.output.messages", "gen_ai.completion", "llm.output_messages", "output.value")
     if not msgs:
         for e in span.events:  # older conventions: the answer as a span event
@@ -393,12 +398,14 @@ def output_text(span: Span) -> str | None:
 
 
 def input_text(span: Span) -> str | None:
+    """The last user message a span was given (else its last input text)."""
     msgs = _messages(span, "gen_ai.input.messages", "gen_ai.prompt", "llm.input_messages", "input.value")
     users = [t for r, t in msgs if r == "user" and t] or [t for _, t in msgs if t]
     return users[-1] if users else None
 
 
 def tool_calls(span: Span) -> list[dict[str, Any]]:
+    """Tool calls in a model span's output messages (current conventions only)."""
     value = _json(span.attrs.get("gen_ai.output.messages"))
     out = []
     if isinstance(value, list):

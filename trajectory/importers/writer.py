@@ -95,6 +95,7 @@ class ImportReport:
         return [s for s in self.sources if s.error is not None]
 
     def lines(self) -> list[str]:
+        """One line per input read and one for the pass, for people."""
         out = []
         for s in self.sources:
             if s.error is None:
