@@ -20,6 +20,8 @@ from msgspec import Struct
 from replay.batch import ALL, Reads
 from replay.state import RunState
 
+from .versions import files_hash, suite_modules
+
 Outcome = Literal["pass", "fail", "error", "skipped", "na"]
 OUTCOMES: tuple[str, ...] = ("pass", "fail", "error", "skipped", "na")
 
@@ -133,7 +135,8 @@ class Suite:
     """
 
     name: str = ""
-    #: Modules whose source makes up this suite's judge (its code version hashes them).
+    #: Modules to count in the code version besides those found from the imports of the
+    #: suite's own module (see judges/versions.py); rarely needed.
     code_modules: tuple[ModuleType, ...] = ()
     #: What the judge reads from a RunState; the batch replay builds only that. The default,
     #: everything, is always correct; a narrower one makes re-judging faster.
@@ -160,9 +163,10 @@ class Suite:
 
     # -- provided ---------------------------------------------------------------------------
     def code_version(self) -> str:
+        """A hash of every module the verdicts depend on, found from imports; once per object."""
         cached = self.__dict__.get("_code_version")
         if cached is None:
-            cached = code_hash(self.code_modules)
+            cached = files_hash(suite_modules(self).values())
             self.__dict__["_code_version"] = cached
         return cached
 
@@ -171,13 +175,3 @@ class Suite:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name!r}>"
-
-    def __reduce_ex__(self, protocol: Any) -> Any:
-        # A suite loaded from a folder lives in a module made up at load time, which another
-        # process cannot import by name: it is sent as its folder and loaded again there.
-        folder = self.__dict__.get("_folder")
-        if folder is not None:
-            import suites
-
-            return (suites.load_folder, (folder,))
-        return object.__reduce_ex__(self, protocol)

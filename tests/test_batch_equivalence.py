@@ -9,7 +9,7 @@ import pytest
 
 import suites as suite_pkg
 from replay import replay
-from trajectory.cli.demo import record_all
+from trajectory.demo import record_all
 from trajectory.judging import (
     SuiteResolver,
     _json,

@@ -43,7 +43,7 @@ from procs import TRAJ, Proc, ended_cleanly, worker
 from suites import load_builtin
 from trajectory import events as ev
 from trajectory.cli.main import app
-from trajectory.ingest import RunInfo, ingest_bytes, parse
+from trajectory.ingest import ingest_bytes, parse, run_info
 from trajectory.ingest import rows as event_rows
 from trajectory.judging import SuiteResolver, judge_runs
 from trajectory.query import Views
@@ -349,7 +349,7 @@ def checkpoint_template(workdir) -> Path:
     root = workdir / "checkpoint-template"
     store = Store(root)
     parsed = {k: parse(cw.batch_bytes(CHECKPOINT_SEED, k), f"b{k}") for k in range(CHECKPOINT_FROM)}
-    info = {p.event.run_id: RunInfo.of(p.event, None) for ps in parsed.values() for p in ps
+    info = {p.event.run_id: run_info(p.event, None) for ps in parsed.values() for p in ps
             if isinstance(p.event, ev.RunStarted)}
     for k in range(CHECKPOINT_FROM):
         store.append("events", event_rows([(p, info[p.event.run_id]) for p in parsed[k]], f"template-{k}"))

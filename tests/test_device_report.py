@@ -14,6 +14,7 @@ import suites
 from replay import replay
 from suites import device
 from trajectory.cli.main import app
+from trajectory.demo import broken, samples
 from trajectory.cli.override_cmds import OverrideRefused, record_override
 from trajectory.judging import SuiteResolver, judge_runs, load_events
 from trajectory.query import holdout_views
@@ -27,8 +28,9 @@ SLOPPY_CALC = "device-sloppy-00-calculator-multiply"
 def _recorded(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("device") / "store"
     store = Store(root)
-    device.record_samples(store)
-    judge_runs(store, SuiteResolver(store), command="test")
+    samples.record(store, "device")
+    # Judged as the demo's first pass judges them: with the broken calculator regex.
+    judge_runs(store, broken_resolver(store, tmp_path_factory.mktemp("broken")), command="test")
     return root
 
 
@@ -43,10 +45,10 @@ def run(*args: str):
     return CliRunner().invoke(app, list(args))
 
 
-def fixed_resolver(store: Store, tmp_path: Path) -> SuiteResolver:
-    copy = tmp_path / "fixed"
+def broken_resolver(store: Store, tmp_path: Path) -> SuiteResolver:
+    copy = tmp_path / "broken"
     shutil.copytree(suites.builtin_folder("device"), copy, ignore=shutil.ignore_patterns("__pycache__"))
-    device.apply_fix(copy)
+    broken.device(copy)
     return SuiteResolver(store, overrides={"device": suites.load_folder(copy)})
 
 
@@ -61,8 +63,8 @@ def report(store: Store, tmp_path: Path, *extra: str, batch: str = "careful-0405
 
 
 def test_fix_flips_the_56088_runs(store, tmp_path):
-    before = {r["run_id"]: r["outcome"] for r in judge_runs(store, SuiteResolver(store)).rows}
-    after = {r["run_id"]: r["outcome"] for r in judge_runs(store, fixed_resolver(store, tmp_path)).rows}
+    before = {r["run_id"]: r["outcome"] for r in judge_runs(store, broken_resolver(store, tmp_path)).rows}
+    after = {r["run_id"]: r["outcome"] for r in judge_runs(store, SuiteResolver(store)).rows}
     flipped = sorted(k for k in before if before[k] != after[k])
     assert flipped == [CALC, "device-careful-01-calculator-multiply"]
     assert all(before[k] == "fail" and after[k] == "pass" for k in flipped)
@@ -112,12 +114,12 @@ def test_override_accepts_screen_or_answer_text(store):
 def test_override_survives_rejudge_and_is_settled_when_rule_agrees(store, tmp_path):
     record_override(store, CALC, "pass", "56,088", "ann", category="route")
     record_override(store, SLOPPY_CALC, "pass", "56088", "ann")
-    judge_runs(store, SuiteResolver(store))  # the same rule again: the override stands, unsettled
+    judge_runs(store, broken_resolver(store, tmp_path))  # the same rule again: the override stands, unsettled
     summary = report(store, tmp_path)["summary.md"]
     line = next(x for x in summary.splitlines() if x.startswith("- calculator-multiply"))
     assert "fail → pass [route]" in line and "“56,088”" in line and "settled" not in line
     assert "fail → pass (human)" in summary
-    judge_runs(store, fixed_resolver(store, tmp_path))  # the fixed rule now agrees
+    judge_runs(store, SuiteResolver(store))  # the bundled rule (the fix) now agrees
     files = report(store, tmp_path)
     line = next(x for x in files["summary.md"].splitlines() if x.startswith("- calculator-multiply"))
     assert line.endswith("settled")

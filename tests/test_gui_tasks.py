@@ -493,15 +493,8 @@ def test_every_time_and_duration_task_has_multi_format_positives():
 
 @pytest.fixture(scope="module")
 def fixed_suite(tmp_path_factory):
-    """The suite after the demo's rule fix, loaded from a copy (as `traj demo` does)."""
-    import shutil
-
-    import suites as suite_pkg
-
-    folder = tmp_path_factory.mktemp("gui-fixed") / "gui"
-    shutil.copytree(suite_pkg.builtin_folder("gui"), folder, ignore=shutil.ignore_patterns("__pycache__"))
-    gui.apply_fix(folder)
-    return suite_pkg.load_folder(folder)
+    """The bundled suite (it matches AlarmTime's field as a time)."""
+    return gui.load()
 
 
 def _formats():

@@ -13,12 +13,14 @@ from __future__ import annotations
 import getpass
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import duckdb
 import pyarrow as pa
 
+from . import events as ev
+from .columns import Declaration
 from .errors import QueryError
 from .store import TABLES, Store, now_utc
 
@@ -32,40 +34,30 @@ DENIED_FUNCTIONS = frozenset({"getenv", "read_text", "read_blob", "current_setti
 # folders): the same refusal, whatever schema they are named with.
 DENIED_TABLES = frozenset({"pg_settings", "duckdb_settings"})
 
-RUNS_SQL = """
-SELECT
-    run_id,
-    any_value(suite) AS suite,
-    any_value(task) AS task,
-    any_value(batch) AS batch,
-    any_value(agent_name) AS agent,
-    any_value(agent_model) AS model,
-    any_value(mode) AS mode,
-    any_value(device) AS device,
-    coalesce(any_value(split), 'tune') AS split,
-    any_value(pair_id) AS pair_id,
-    any_value(pair_round) AS pair_round,
-    min(ts) AS started_at,
-    max(ts) FILTER (WHERE kind = 'run_finished') AS ended_at,
-    any_value(outcome) FILTER (WHERE kind = 'run_finished') AS outcome,
-    any_value(json_extract_string(data, '$.skip_reason')) FILTER (WHERE kind = 'run_finished')
-        AS skip_reason,
-    count(*) FILTER (WHERE kind = 'step_taken') AS steps,
-    count(*) FILTER (WHERE kind = 'screen_read') AS screens,
-    count(*) AS events,
-    max(seq) AS last_seq,
-    coalesce(sum(input_tokens), 0) AS input_tokens,
-    coalesce(sum(output_tokens), 0) AS output_tokens,
-    coalesce(sum(cached_tokens), 0) AS cached_tokens,
-    coalesce(sum(input_tokens), 0) + coalesce(sum(output_tokens), 0) AS tokens,
-    coalesce(sum(model_ms), 0) AS model_ms,
-    coalesce(sum(read_ms), 0) AS read_ms,
-    coalesce(sum(act_ms), 0) AS act_ms,
-    coalesce(sum(other_ms), 0) AS other_ms,
-    epoch_ms(max(ts)) - epoch_ms(min(ts)) AS duration_ms
-FROM events
-GROUP BY run_id
-"""
+def runs_sql(decl: Declaration) -> str:
+    """The ``runs`` view: one row per run, its columns derived from the event declaration (run
+    columns, run_finished fields, kinds counted per run, figures summed), plus a few measures."""
+    cols = ["run_id"]
+    for c in decl.run_columns:
+        value = f"any_value({c.name})"
+        if c.name == "split":
+            value = f"coalesce({value}, 'tune')"  # a run that does not say is in the tune pool
+        cols.append(f"{value} AS {c.run}")
+    cols += ["min(ts) AS started_at", "max(ts) FILTER (WHERE kind = 'run_finished') AS ended_at"]
+    for name, column, path in decl.finish_columns:
+        source = column or f"json_extract_string(data, '$.{'.'.join(path or ())}')"
+        cols.append(f"any_value({source}) FILTER (WHERE kind = 'run_finished') AS {name}")
+    cols += [f"count(*) FILTER (WHERE kind = '{kind}') AS {name}" for name, kind in decl.tallies]
+    cols += ["count(*) AS events", "max(seq) AS last_seq"]
+    names = [c.name for c in decl.figures]
+    cols += [f"coalesce(sum({n}), 0) AS {n}" for n in names]
+    if "input_tokens" in names and "output_tokens" in names:
+        cols.append("coalesce(sum(input_tokens), 0) + coalesce(sum(output_tokens), 0) AS tokens")
+    cols.append("epoch_ms(max(ts)) - epoch_ms(min(ts)) AS duration_ms")
+    return "SELECT\n    " + ",\n    ".join(cols) + "\nFROM events\nGROUP BY run_id\n"
+
+
+RUNS_SQL = runs_sql(ev.declaration())
 
 HISTORY_SQL = """
 SELECT v.pass_id, v.run_id, v.suite, v.task, v.batch, coalesce(v.split, 'tune') AS split,
@@ -156,8 +148,35 @@ class Views:
             raise QueryError(_one_line(exc)) from exc
 
 
-def _sql_str(text: str) -> str:
+def sql_str(text: str) -> str:
+    """A SQL string literal (for the few places where a value cannot be a parameter)."""
     return "'" + text.replace("'", "''") + "'"
+
+
+_sql_str = sql_str
+
+
+def run_filter(
+    *,
+    suite: str | None = None,
+    batch: str | None = None,
+    run_ids: Sequence[str] | None = None,
+    alias: str = "",
+) -> tuple[str, list[Any]]:
+    """The condition and parameters that select runs by suite, batch and ids (every command
+    that takes ``--suite``, ``--batch`` or ``--run`` filters through this)."""
+    col = f"{alias}." if alias else ""
+    conds, params = ["TRUE"], []
+    if suite:
+        conds.append(f"{col}suite = ?")
+        params.append(suite)
+    if batch:
+        conds.append(f"{col}batch = ?")
+        params.append(batch)
+    if run_ids:
+        conds.append(f"list_contains(?, {col}run_id)")
+        params.append(list(run_ids))
+    return " AND ".join(conds), params
 
 
 def _one_line(exc: Exception) -> str:

@@ -32,133 +32,15 @@ from .location import Location, fsync_path
 STORE_FORMAT = 1
 FORMAT_FILE = "traj-store.json"
 
-_TS = pa.timestamp("us", tz="UTC")
-_S = pa.string()
-
-EVENTS_SCHEMA = pa.schema(
-    [
-        ("run_id", _S),
-        ("seq", pa.int64()),
-        ("ts", _TS),
-        ("kind", _S),
-        # Denormalised from the run's run_started so that plain SQL can filter any event.
-        ("suite", _S),
-        ("task", _S),
-        ("batch", _S),
-        ("mode", _S),
-        ("split", _S),
-        ("agent_name", _S),
-        ("agent_model", _S),
-        ("device", _S),
-        ("pair_id", _S),
-        ("pair_round", pa.int64()),
-        # Kind-specific fields people filter on.
-        ("action", _S),
-        ("text", _S),
-        ("app", _S),
-        ("route_app", _S),
-        ("route_path", _S),
-        ("image", _S),
-        ("op", _S),
-        ("field", pa.int64()),
-        ("value", _S),  # JSON text: sheet values may be numbers or lists
-        ("name", _S),
-        ("question", _S),
-        ("reply", _S),
-        ("reason", _S),
-        ("outcome", _S),
-        ("input_tokens", pa.int64()),
-        ("output_tokens", pa.int64()),
-        ("cached_tokens", pa.int64()),
-        ("model_ms", pa.float64()),
-        ("read_ms", pa.float64()),
-        ("act_ms", pa.float64()),
-        ("other_ms", pa.float64()),
-        # The whole event as canonical JSON: lossless export and replay read this column.
-        ("data", _S),
-        ("hash", _S),
-        ("commit_id", _S),
-        ("ingested_at", _TS),
-    ]
+from .tables import (  # noqa: F401 - the store's schemas, re-exported for callers
+    CHECK_TYPE,
+    EVENTS_SCHEMA,
+    META_SCHEMA,
+    OVERRIDES_SCHEMA,
+    PASSES_SCHEMA,
+    TABLES,
+    VERDICTS_SCHEMA,
 )
-
-CHECK_TYPE = pa.struct(
-    [
-        ("name", _S),
-        ("passed", pa.bool_()),
-        ("expected", _S),  # JSON text
-        ("actual", _S),  # JSON text
-        ("reason", _S),
-    ]
-)
-
-VERDICTS_SCHEMA = pa.schema(
-    [
-        ("pass_id", _S),
-        ("run_id", _S),
-        ("suite", _S),
-        ("task", _S),
-        ("batch", _S),
-        ("split", _S),
-        ("outcome", _S),
-        ("score", pa.float64()),
-        ("reason", _S),
-        ("checks", pa.list_(CHECK_TYPE)),
-        ("judge_version", _S),
-        ("judged_at", _TS),
-        ("details", _S),  # JSON text, suite-specific (layers, step budget, ...)
-    ]
-)
-
-PASSES_SCHEMA = pa.schema(
-    [
-        ("pass_id", _S),
-        ("kind", _S),  # judge | imported
-        ("started_at", _TS),
-        ("finished_at", _TS),
-        ("runs", pa.int64()),
-        ("by", _S),
-        ("command", _S),
-        ("filters", _S),  # JSON text
-        ("versions", _S),  # JSON text: suite -> code version
-        ("note", _S),
-    ]
-)
-
-OVERRIDES_SCHEMA = pa.schema(
-    [
-        ("override_id", _S),
-        ("run_id", _S),
-        ("suite", _S),
-        ("task", _S),
-        ("to_outcome", _S),
-        ("category", _S),
-        ("evidence", _S),
-        ("by", _S),
-        ("at", _TS),
-        ("auto_outcome", _S),
-        ("auto_pass_id", _S),
-    ]
-)
-
-# Small append-only logs of the store's own life: suite registrations, holdout views.
-META_SCHEMA = pa.schema(
-    [
-        ("kind", _S),
-        ("key", _S),
-        ("at", _TS),
-        ("by", _S),
-        ("data", _S),  # JSON text
-    ]
-)
-
-TABLES: dict[str, pa.Schema] = {
-    "events": EVENTS_SCHEMA,
-    "verdicts": VERDICTS_SCHEMA,
-    "passes": PASSES_SCHEMA,
-    "overrides": OVERRIDES_SCHEMA,
-    "meta": META_SCHEMA,
-}
 
 
 def now_utc() -> _dt.datetime:
@@ -300,6 +182,8 @@ class Store:
             self.table_uri(name),
             data,
             mode="append",
+            # A column added to the declaration joins an older table on its next append.
+            schema_mode="merge",
             storage_options=self.loc.storage_options,
         )
         version = self.version(name)

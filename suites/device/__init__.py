@@ -93,22 +93,3 @@ def check(path: str | Path) -> list[str]:
     """The task-set check of a folder: one line per failure, naming the file."""
     return model.check_folder(tasks_root(path))
 
-
-CALCULATOR_TASK = Path("read") / "system" / "calculator-multiply.json"
-
-
-def apply_fix(folder: Path) -> str:
-    """The demo's rule fix: the calculator task's regex rejected "56,088" for 56088."""
-    target = tasks_root(folder) / CALCULATOR_TASK
-    data = json.loads(target.read_text(encoding="utf-8"))
-    for c in data["checks"]:
-        if c.get("type") == "answer_regex" and c.get("pattern") == "56088":
-            c["pattern"] = "56,?088"
-    target.write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
-    return "device: calculator-multiply accepts a thousands separator (answer_regex 56088 → 56,?088)"
-
-
-def record_samples(store: Any) -> list[str]:
-    from .samples import record
-
-    return record(store)

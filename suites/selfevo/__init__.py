@@ -38,7 +38,7 @@ from . import layers, rubric
 from .layers import LAYER_NAMES, LAYERS, Attempt
 from .report import cli_report
 
-__all__ = ["SelfEvoSuite", "SelfEvoTask", "load", "record_samples", "apply_fix", "cli_report"]
+__all__ = ["SelfEvoSuite", "SelfEvoTask", "load", "cli_report"]
 
 NAME = "selfevo"
 DATASET = "dataset.json"
@@ -187,28 +187,3 @@ def load(path: str | Path | None = None) -> SelfEvoSuite:
     with open(folder / DATASET, encoding="utf-8") as fh:
         return SelfEvoSuite(json.load(fh))
 
-
-def record_samples(store: Any) -> list[str]:
-    """The reference agent's offline runs (strong and weak on all 20 tasks, and a hasty one)."""
-    from .samples import record
-
-    return record(store)
-
-
-# The demo's rule fix: psaw (the Python wrapper of the Pushshift Reddit API) stopped working
-# when Pushshift closed to the public in 2023, but task-05's pitfall list does not name it, so
-# an agent that chose it was scored as having avoided every pitfall.
-FIX_TASK = "task-05"
-FIX_PITFALL = "psaw（Pushshift API 的 Python 封装；Pushshift 自 2023 年起不再向公众开放）"
-
-
-def apply_fix(folder: Path) -> str:
-    target = Path(folder) / DATASET
-    data = json.loads(target.read_text(encoding="utf-8"))
-    for t in data["tasks"]:
-        if t["id"] == FIX_TASK:
-            libs = t["known_pitfalls"].setdefault("deprecated_libraries", [])
-            if FIX_PITFALL not in libs:
-                libs.append(FIX_PITFALL)
-    target.write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
-    return f"selfevo: {FIX_TASK}'s deprecated-library pitfalls gain psaw (Pushshift closed in 2023), so discovery that chose it no longer counts as avoiding pitfalls"

@@ -13,6 +13,7 @@ import typer
 from replay import view
 from trajectory import events as ev
 from trajectory.errors import NotFound, SchemaError, StoreError, TrajError
+from trajectory.export import export_events
 from trajectory.ingest import DEFAULT_LIMITS, Limits, ingest_bytes
 from trajectory.judging import SuiteResolver, load_events, load_state
 from trajectory.query import Views, format_table, record_holdout_view
@@ -86,33 +87,14 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Write events as the spec's JSON Lines; ingesting them elsewhere reproduces them."""
         s = open_store(store)
-        conds, params = ["TRUE"], []
-        if run:
-            conds.append("list_contains(?, run_id)")
-            params.append(run)
-        if suite:
-            conds.append("suite = ?")
-            params.append(suite)
-        if batch:
-            conds.append("batch = ?")
-            params.append(batch)
-        with Views(s, split=None, version=version) as views:
-            reader = views.con.sql(
-                f"SELECT data FROM events WHERE {' AND '.join(conds)} ORDER BY run_id, seq",
-                params=params or None,
-            ).to_arrow_reader(65536)
-            sink = open(out, "wb") if out else sys.stdout.buffer  # noqa: SIM115
-            n = 0
-            try:
-                for batch_ in reader:
-                    for data in batch_.column(0).to_pylist():
-                        sink.write(ev.encode(ev.decode(data)) + b"\n")
-                        n += 1
-            finally:
-                if out:
-                    sink.close()
-                else:
-                    sink.flush()
+        sink = open(out, "wb") if out else sys.stdout.buffer  # noqa: SIM115
+        try:
+            n = export_events(s, sink, run_ids=run, suite=suite, batch=batch, version=version)
+        finally:
+            if out:
+                sink.close()
+            else:
+                sink.flush()
         if out:
             typer.echo(f"wrote {n} events to {out}")
 

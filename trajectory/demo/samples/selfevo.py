@@ -28,7 +28,8 @@ from typing import Any
 from trajectory.ingest import ingest_events, parse
 from trajectory.recorder import Recorder
 
-from .trajectories import parse_trajectory, run_started_fields, trajectory_from_steps
+import suites.selfevo as selfevo_suite
+from suites.selfevo.trajectories import parse_trajectory, run_started_fields, trajectory_from_steps
 
 BATCH = "selfevo-demo"
 MODEL = "offline-template"
@@ -177,7 +178,7 @@ def record(store: Any, batch: str = BATCH, dataset: dict[str, Any] | None = None
     open of the events table slower). A journal left by a crash is sealed by ``traj recover``.
     """
     if dataset is None:
-        dataset = json.loads((Path(__file__).parent / "dataset.json").read_text(encoding="utf-8"))
+        dataset = json.loads((Path(selfevo_suite.__file__).parent / "dataset.json").read_text(encoding="utf-8"))
     start = _dt.datetime(2026, 4, 5, 3, 0, tzinfo=_dt.timezone.utc)
     run_ids, journals = [], []
     for i, obj in enumerate(trajectories(dataset)):

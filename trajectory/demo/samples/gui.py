@@ -16,8 +16,8 @@ from typing import Any
 
 from trajectory.recorder import Recorder
 
-from . import defaults, load
-from .apps import Clock, Weather
+from suites.gui import defaults, load
+from suites.gui.apps import Clock, Weather
 
 UNIT_F = {"op": "replace", "path": "/apps/weather/settings/temp_unit", "value": "fahrenheit"}
 

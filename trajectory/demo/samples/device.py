@@ -16,7 +16,7 @@ from typing import Any
 
 from trajectory.recorder import Recorder
 
-from . import load
+from suites.device import load
 
 PIXEL = {"serial": "R5CT40XYZ1", "calculator": "com.google.android.calculator", "clock": "com.google.android.deskclock",
          "notes": "com.google.android.keep"}
