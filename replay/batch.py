@@ -70,10 +70,10 @@ def _in(suites: list[str]) -> str:
     return "suite IN (" + ", ".join(_q(x) for x in suites) + ")" if suites else "FALSE"
 
 
-def _objects(kind: str) -> dict[str, list[tuple[str, str]]]:
+def _objects(kind: str, decl: Any = None) -> dict[str, list[tuple[str, str]]]:
     """A kind's small-object fields with columns: field -> [(column, key in the object)]."""
     out: dict[str, list[tuple[str, str]]] = {}
-    for c in _DECL.kind_columns(kind):
+    for c in (decl or _DECL).kind_columns(kind):
         for k, path in c.sources:
             if k == kind and len(path) == 2:
                 out.setdefault(path[0], []).append((c.name, path[1]))
@@ -86,20 +86,22 @@ def _given(columns: list[tuple[str, str]], field: str) -> str:
     return f"CASE WHEN {nulls} THEN json_exists(data, '$.{field}') ELSE TRUE END"
 
 
-def _pack(kind: str, extra: str = "") -> str:
-    cols = [f"{c.name} := {c.name}" for c in _DECL.kind_columns(kind)]
-    cols += [f"{field}__given := {_given(members, field)}" for field, members in _objects(kind).items()]
-    return "struct_pack(seq := seq, " + ", ".join(cols) + extra + ")"
+def _pack(kind: str, decl: Any) -> str:
+    cols = [f"{c.name} := {c.name}" for c in decl.kind_columns(kind)]
+    cols += [f"{field}__given := {_given(members, field)}" for field, members in _objects(kind, decl).items()]
+    return "struct_pack(seq := seq, " + ", ".join(cols) + ")"
 
 
-def batch_sql(reads: Reads | dict[str, Reads], source: str = "events") -> str:
+def batch_sql(reads: Reads | dict[str, Reads], source: str = "events", decl: Any = None) -> str:
     """One row per run with everything :func:`build_state` needs.
 
     ``reads``: one :class:`Reads` for every run, or one per suite name (runs of a suite not in
     the mapping read nothing optional). The screens and steps of each run are aggregated only
     as far as its own suite reads them; :func:`build_state` takes the run's own ``Reads``.
-    The columns come from the event declaration (trajectory/columns.py).
+    The columns come from the event declaration (trajectory/columns.py; ``decl``: another
+    declaration than the module's, for tests).
     """
+    decl = decl or _DECL
     if isinstance(reads, Reads):
         screens_where = "TRUE" if reads.screens != 0 else "FALSE"
         steps_where = "TRUE" if reads.steps else "FALSE"
@@ -120,20 +122,20 @@ def batch_sql(reads: Reads | dict[str, Reads], source: str = "events") -> str:
                     f"WHEN suite = {_q(k)} AND action IN ({', '.join(_q(a) for a in r.step_actions)}) THEN data"
                 )
         detail = f"CASE {' '.join(whens)} END" if whens else "NULL"
-    route = _objects("screen_read")["route"]
+    route = _objects("screen_read", decl)["route"]
     last_route = (
         "arg_max(struct_pack(" + ", ".join(f"{key} := {c}" for c, key in route) + "), seq) "
         f"FILTER (WHERE kind = 'screen_read' AND {_given(route, 'route')})"
     )
-    screens = f"list({_pack('screen_read')} ORDER BY seq) FILTER (WHERE kind = 'screen_read' AND {screens_where})"
+    screens = f"list({_pack('screen_read', decl)} ORDER BY seq) FILTER (WHERE kind = 'screen_read' AND {screens_where})"
     steps = (
         f"list(struct_pack(seq := seq, action := action, data := {detail}) ORDER BY seq) "
         f"FILTER (WHERE kind = 'step_taken' AND {steps_where})"
     )
-    sheet = f"list({_pack('sheet_changed')} ORDER BY seq) FILTER (WHERE kind = 'sheet_changed')"
-    [answer] = _DECL.kind_columns("answer_given")
-    rare = ", ".join(_q(k) for k in RARE_KINDS) or "NULL"
-    figures = ",\n    ".join(f"coalesce(sum({c.name}), 0) AS {c.name}" for c in _DECL.figures)
+    sheet = f"list({_pack('sheet_changed', decl)} ORDER BY seq) FILTER (WHERE kind = 'sheet_changed')"
+    [answer] = decl.kind_columns("answer_given")
+    rare = ", ".join(_q(k) for k in decl.kinds if k not in AGGREGATED) or "NULL"
+    figures = ",\n    ".join(f"coalesce(sum({c.name}), 0) AS {c.name}" for c in decl.figures)
     return f"""
 SELECT
     run_id,

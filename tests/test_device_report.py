@@ -191,7 +191,7 @@ def test_share_leaves_out_answers_images_serials_and_paths(store, tmp_path, batc
 
 
 def test_scrubber_masks_absolute_paths():
-    from suites.device.report import Scrubber
+    from trajectory.report import Scrubber
 
     scrub = Scrubber([], True)
     assert scrub("日志 /home/ann/eval/run.jsonl 和 C:\\Users\\ann\\x.txt") == "日志 [path] 和 [path]"
@@ -225,17 +225,23 @@ def test_report_errors_are_one_line(store, tmp_path):
     assert r.exit_code == 1 and "--split" in r.output
 
 
-def test_report_suite_delegates_to_cli_report(store, tmp_path):
+def test_report_suite_renders_the_suites_own_report(store, tmp_path):
     pkg = tmp_path / "mine"
     pkg.mkdir()
     (pkg / "__init__.py").write_text(
-        "from suites.example import load\n"
-        "def cli_report(store, fmt):\n"
-        "    return f'table for {store.loc.path().name} as {fmt}'\n"
+        "from suites.example import ExampleSuite\n"
+        "class Mine(ExampleSuite):\n"
+        "    report_formats = ('md', 'csv')\n"
+        "    def render_report(self, rows, fmt):\n"
+        "        return f'table of {len(rows)} verdicts as {fmt}'\n"
+        "def load(path=None):\n"
+        "    return Mine()\n"
     )
     assert run("suite", "add", "mine", str(pkg), "--store", str(store.loc)).exit_code == 0
     r = run("report", "--suite", "mine", "--format", "csv", "--store", str(store.loc))
-    assert r.exit_code == 0 and r.output.strip() == "table for store as csv"
+    assert r.exit_code == 0 and r.output.strip() == "table of 0 verdicts as csv", r.output
+    r = run("report", "--suite", "mine", "--format", "xml", "--store", str(store.loc))
+    assert r.exit_code == 1 and "unknown report format" in r.output
     r = run("report", "--suite", "device", "--store", str(store.loc))
     assert r.exit_code == 1 and "no report of its own" in r.output
 

@@ -202,3 +202,43 @@ def test_a_judge_that_swallows_the_stop_is_killed_with_its_worker(filled: Store)
     assert [x["run_id"] for x in r.rows] == ["chinese", "good", "sheet"]
     assert by_run["good"]["outcome"] == "error" and "worker was killed" in by_run["good"]["reason"]
     assert by_run["chinese"]["outcome"] == "pass" and by_run["sheet"]["outcome"] == "pass"
+
+
+def test_two_passes_at_once_in_one_process_each_give_their_own_verdicts(filled: Store, tmp_path) -> None:
+    """Nothing of a pass is global: two judge_runs in two threads, with different suites for the
+    same runs, each give what they give alone."""
+    import threading
+
+    strip = lambda rows: [(r["run_id"], r["outcome"], r["judge_version"]) for r in rows]  # noqa: E731
+    alone_broken = strip(judge_runs(filled, broken_resolver(filled, tmp_path), dry_run=True).rows)
+    alone_bundled = strip(judge_runs(filled, SuiteResolver(filled), dry_run=True).rows)
+    assert alone_broken != alone_bundled
+    barrier = threading.Barrier(2)
+    got: dict[str, list] = {"broken": [], "bundled": []}
+    errors: list[BaseException] = []
+
+    def run(name: str, resolver: SuiteResolver) -> None:
+        try:
+            barrier.wait()
+            for _ in range(3):
+                got[name].append(strip(judge_runs(filled, resolver, dry_run=True, partition=1).rows))
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    threads = [
+        threading.Thread(target=run, args=("broken", broken_resolver(filled, tmp_path))),
+        threading.Thread(target=run, args=("bundled", SuiteResolver(filled))),
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    assert got["broken"] == [alone_broken] * 3
+    assert got["bundled"] == [alone_bundled] * 3
+
+
+def test_stage_timings_come_through_the_hook(filled: Store) -> None:
+    spent: dict[str, float] = {}
+    judge_runs(filled, SuiteResolver(filled), hook=lambda stage, s: spent.__setitem__(stage, spent.get(stage, 0) + s))
+    assert set(spent) == {"select", "load_replay", "judge", "write"} and all(v >= 0 for v in spent.values())

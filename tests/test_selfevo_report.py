@@ -13,13 +13,18 @@ from typer.testing import CliRunner
 
 import suites as suite_pkg
 import suites.selfevo as selfevo
-from suites.selfevo.report import COLUMNS, cli_report, render
+from suites.selfevo.report import COLUMNS, render
 from trajectory.demo import broken, broken_suites
 from trajectory.cli.import_selfevo import import_selfevo
 from trajectory.cli.main import app
 from trajectory.errors import QueryError
 from trajectory.judging import SuiteResolver, compare, judge_runs, pass_rows
+from trajectory.report import suite_report
 from trajectory.store import Store
+
+
+def cli_report(store: Store, fmt: str) -> str:
+    return suite_report(store, "selfevo", fmt)
 
 runner = CliRunner()
 
@@ -111,7 +116,8 @@ def test_sample_runs_reproduce_the_seed_offline_table(judged) -> None:
     assert len(rows) == 42  # 20 strong + 20 weak + 2 hasty first attempts
     assert all(list(r) == list(COLUMNS) for r in rows)
     hasty = rows_by_key(rows)
-    assert hasty[("task-05", "hasty")] == (1.0, 0.6, None, 1.0, 0.867)
+    # psaw is a pitfall of task-05 (the demo's broken copy misses it: 0.6 and 0.867 there).
+    assert hasty[("task-05", "hasty")] == (1.0, 0.35, None, 1.0, 0.783)
     assert hasty[("task-17", "hasty")] == (1.0, 1.0, None, None, 1.0)  # no second attempt
 
 
@@ -153,10 +159,8 @@ def test_demo_fix_flips_the_run_that_chose_an_unlisted_pitfall(judged, tmp_path)
     assert changed["L2 tool discovery"] == (True, False)
     l2 = lambda row: json.loads(row["details"] or "{}").get("layers", {}).get("L2")  # noqa: E731
     assert l2(a[flip.run_id])["score"] == 0.6 and l2(b[flip.run_id])["score"] == 0.35
-    # Discovery scores change only on task-05, for the agents that chose psaw (the hasty agent,
-    # and the weak one, which takes a task's first deprecated library).
-    changed_runs = sorted(rid for rid in a if l2(a[rid]) != l2(b[rid]))
-    assert all("task-05" in a[rid]["task"] for rid in changed_runs) and flip.run_id in changed_runs
+    # Every other discovery score is unchanged: the strong and weak agents never chose psaw.
+    assert [rid for rid in a if l2(a[rid]) != l2(b[rid])] == [flip.run_id]
 
 
 def test_the_demo_breaks_only_its_copy_and_the_bundled_dataset_names_psaw(tmp_path) -> None:

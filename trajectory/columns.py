@@ -47,9 +47,11 @@ class Column:
 
 
 def _meta(f: Any) -> tuple[dict[str, Any], str]:
+    """A field's traj metadata and its description."""
     t = f.type
     extra = getattr(t, "extra", None) or {}
-    return extra, getattr(t, "description", None) or ""
+    description = (getattr(t, "extra_json_schema", None) or {}).get("description", "")
+    return extra, description
 
 
 def _base(t: Any) -> Any:
@@ -144,6 +146,29 @@ class Declaration:
             return  # the envelope is every kind's: one source says where it is
         col["sources"].append((kind, path))
 
+    @cached_property
+    def _defaults(self) -> dict[type, dict[str, Any]]:
+        out: dict[type, dict[str, Any]] = {}
+        todo = list(self.types)
+        while todo:
+            cls = todo.pop()
+            if cls in out:
+                continue
+            out[cls] = {}
+            for f in mi.type_info(cls).fields:
+                extra, _ = _meta(f)
+                if "default" in extra:
+                    out[cls][f.name] = extra["default"]
+                sub = _struct(f.type)
+                if sub is not None:
+                    todo.append(sub)
+        return out
+
+    def value(self, obj: Any, name: str) -> Any:
+        """A field's value, or what it reads as when it was not given (``UNSET``)."""
+        v = getattr(obj, name)
+        return self._defaults[type(obj)].get(name) if v is msgspec.UNSET else v
+
     def column(self, name: str) -> Column:
         return next(c for c in self.columns if c.name == name)
 
@@ -214,3 +239,96 @@ class Declaration:
                 text = text[: width - 3] + "..."
             parts.append(text if bare else f"{name}={text}")
         return " ".join(parts)
+
+
+# -- the format for people (docs/events.md) ---------------------------------------------------------
+
+
+def _type_text(t: Any) -> str:
+    base = _base(t)
+    if isinstance(base, mi.LiteralType):
+        return " \\| ".join(f"`{json.dumps(v)}`" for v in base.values)
+    if isinstance(base, mi.StrType):
+        return "string"
+    if isinstance(base, mi.IntType):
+        return "integer ≥ 0" if base.ge == 0 else "integer"
+    if isinstance(base, mi.FloatType):
+        return "number ≥ 0" if base.ge == 0 else "number"
+    if isinstance(base, mi.StructType):
+        return "object: " + ", ".join(f"`{f.encode_name}`" for f in mi.type_info(base.cls).fields)
+    if isinstance(base, (mi.DictType,)):
+        return "object"
+    if isinstance(base, (mi.ListType,)):
+        return "array"
+    if isinstance(base, mi.UnionType):
+        names = {type(m).__name__ for m in base.types}
+        if "DateTimeType" in names:
+            return "RFC 3339 string, or integer epoch ms"
+        return "string, number, or an array of them"
+    return "any JSON"
+
+
+def _field_rows(cls: type) -> list[str]:
+    rows = []
+    for f in mi.type_info(cls).fields:
+        extra, description = _meta(f)
+        if f.encode_name in ("run_id", "seq", "ts", "extra") and cls.__name__ != "Event":
+            continue
+        where = []
+        if "column" in extra:
+            sub = _struct(f.type)
+            if sub is None:
+                where.append(f"column `{extra['column']}`")
+            else:
+                prefix = extra["column"]
+                cols = [
+                    (f"{prefix}_{_meta(g)[0]['column']}" if prefix else _meta(g)[0]["column"])
+                    for g in mi.type_info(sub).fields if "column" in _meta(g)[0]
+                ]
+                where.append("columns " + ", ".join(f"`{c}`" for c in cols))
+        if "run" in extra:
+            where.append(f"runs view `{extra['run']}`")
+        if "default" in extra:
+            where.append(f"absent reads as `{json.dumps(extra['default'])}`")
+        name = f"`{f.encode_name}`" + ("*" if f.required else "")
+        rows.append(f"| {name} | {_type_text(f.type)} | {description} | {'; '.join(where)} |")
+    return rows
+
+
+def markdown(decl: Declaration, envelope: type) -> str:
+    """The per-kind field tables of docs/events.md, from the declaration."""
+    lines = ["### envelope (every kind)", "", "| field | type | meaning | stored as |", "|---|---|---|---|"]
+    lines += _field_rows(envelope)
+    for kind, cls in decl.by_kind.items():
+        lines += ["", f"### `{kind}`", "", (cls.__doc__ or "").strip().splitlines()[0], ""]
+        rows = _field_rows(cls)
+        if rows:
+            lines += ["| field | type | meaning | stored as |", "|---|---|---|---|", *rows]
+    return "\n".join(lines) + "\n"
+
+
+BEGIN = "<!-- kinds: generated from trajectory/events.py by `python -m trajectory.columns docs/events.md` -->"
+END = "<!-- end of kinds -->"
+
+
+def update_doc(path: str) -> bool:
+    """Rewrite the generated part of a doc; whether it changed."""
+    from pathlib import Path
+
+    from . import events as ev
+
+    p = Path(path)
+    text = p.read_text(encoding="utf-8")
+    head, _, rest = text.partition(BEGIN)
+    _, _, tail = rest.partition(END)
+    new = f"{head}{BEGIN}\n\n{markdown(ev.declaration(), ev.Event)}\n{END}{tail}"
+    if new != text:
+        p.write_text(new, encoding="utf-8")
+    return new != text
+
+
+if __name__ == "__main__":
+    import sys
+
+    for target in sys.argv[1:]:
+        print(f"{target}: {'updated' if update_doc(target) else 'up to date'}")

@@ -180,8 +180,8 @@ class PatchOp(Struct, **_STRUCT):
 class Event(Struct, tag_field="kind", **_STRUCT):
     """Envelope shared by every kind. ``ts`` is normalised to an aware UTC datetime."""
 
-    run_id: Annotated[RunId, doc("The run this event belongs to.", column="run_id")]
-    seq: Annotated[Seq, doc("Position in the run.", column="seq")]
+    run_id: Annotated[RunId, doc("The run this event belongs to: 1-128 characters of [A-Za-z0-9._:-], unique across the store.", column="run_id")]
+    seq: Annotated[Seq, doc("Position in the run: 0 is run_started; gapless and strictly increasing.", column="seq")]
     ts: Annotated[
         Timestamp, doc("RFC 3339 string with offset, or integer epoch milliseconds.", column="ts")
     ]

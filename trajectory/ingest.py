@@ -24,7 +24,7 @@ import pyarrow.compute as pc
 import pyarrow.json as pajson
 
 from . import events as ev
-from .errors import ConflictError, LimitError, SchemaError
+from .errors import ConflictError, LimitError, SchemaError, TrajError
 from .store import Store, now_utc
 from .tables import ARROW_TYPES, EVENTS_SCHEMA, TS, events_schema
 
@@ -86,7 +86,7 @@ def run_info(start: ev.RunStarted, split: str | None, decl: Any = None) -> dict[
             obj = getattr(obj, part, None)
             if obj is None:
                 break
-        info[col.name] = None if obj is None else ev.value(obj, _field_name(obj, path[-1]))
+        info[col.name] = None if obj is None else decl.value(obj, _field_name(obj, path[-1]))
     if info.get("split") is None:
         info["split"] = split
     return info
@@ -559,6 +559,31 @@ def ingest_events(
             report.commit_id = uuid.uuid4().hex
             report.version = store.append("events", rows(new, report.commit_id))
     return report
+
+
+def ingest_files(
+    store: Store,
+    names: Sequence[str],
+    limits: Limits = DEFAULT_LIMITS,
+    split_of: SplitResolver | None = None,
+) -> Iterator[tuple[str, IngestReport | TrajError]]:
+    """Ingest files (``-`` is standard input), each its own batch; a refused one does not stop
+    the others: each yields its report or the error that refused it."""
+    import sys
+    from pathlib import Path
+
+    for name in names:
+        try:
+            if name == "-":
+                data, source = sys.stdin.buffer.read(), "<stdin>"
+            else:
+                path = Path(name)
+                if not path.is_file():
+                    raise SchemaError(f"{name}: no such file")
+                data, source = path.read_bytes(), name
+            yield name, ingest_bytes(store, data, source, limits, split_of)
+        except TrajError as exc:
+            yield name, exc
 
 
 def parsed_from_events(events: Iterable[ev.Event], source: str = "<events>") -> list[Parsed]:

@@ -236,7 +236,7 @@ def check_sql(con: duckdb.DuckDBPyConnection, sql: str) -> None:
 
 def record_holdout_view(store: Store, command: str, detail: dict[str, Any] | None = None) -> None:
     """Every look at the holdout pool is itself recorded, for the reports to list."""
-    by = os.environ.get("TRAJ_USER") or _user()
+    by = current_user()
     row = {
         "kind": ["holdout_view"],
         "key": [command],
@@ -247,11 +247,17 @@ def record_holdout_view(store: Store, command: str, detail: dict[str, Any] | Non
     store.append("meta", pa.table(row))
 
 
-def _user() -> str:
+def current_user() -> str:
+    """Who is recorded as doing something: ``$TRAJ_USER``, else the login name."""
+    if os.environ.get("TRAJ_USER"):
+        return os.environ["TRAJ_USER"]
     try:
         return getpass.getuser()
     except (KeyError, OSError):
         return "unknown"
+
+
+_user = current_user
 
 
 def holdout_views(store: Store) -> list[dict[str, Any]]:
@@ -290,14 +296,23 @@ def format_table(table: pa.Table, fmt: str = "table") -> str:
     return "\n".join(lines)
 
 
-def _json_default(value: Any) -> Any:
+def json_default(value: Any) -> Any:
+    """The one fallback for values JSON has no type for (json.dumps ``default``, msgspec
+    ``enc_hook``): sets as sorted lists, patterns as ``re:...``, times as ISO text."""
+    if isinstance(value, (set, frozenset)):
+        return sorted(value, key=str)
+    if isinstance(value, tuple):
+        return list(value)
+    if hasattr(value, "pattern") and hasattr(value, "flags"):  # re.Pattern
+        return f"re:{value.pattern}"
     if hasattr(value, "isoformat"):
         return value.isoformat()
     if isinstance(value, (bytes, bytearray)):
         return value.hex()
-    if isinstance(value, (set, tuple)):
-        return list(value)
     return str(value)
+
+
+_json_default = json_default
 
 
 def _cell(value: Any) -> str:

@@ -103,7 +103,7 @@ class Recorder:
     # -- lifecycle ------------------------------------------------------------------------
     @property
     def journal(self) -> Path:
-        return self.store.loc.path(JOURNAL_DIR, f"{self.run_id}.jsonl")
+        return self.store.journal_dir() / f"{self.run_id}.jsonl"
 
     def open(self) -> Recorder:
         if self._fd is not None:
@@ -308,7 +308,7 @@ def seal_journal(store: Store, path: Path, *, owned: bool = False) -> IngestRepo
 
 def recover(store: Store) -> list[tuple[Path, IngestReport | None]]:
     """Seal the journals of dead writers; journals of live ones are left alone (None)."""
-    folder = store.loc.path(JOURNAL_DIR)
+    folder = store.journal_dir()
     if not folder.exists():
         return []
     out = []
@@ -321,7 +321,7 @@ def recover(store: Store) -> list[tuple[Path, IngestReport | None]]:
 
 
 def open_journals(store: Store) -> list[Path]:
-    folder = store.loc.path(JOURNAL_DIR)
+    folder = store.journal_dir()
     return sorted(folder.glob("*.jsonl")) if folder.exists() else []
 
 

@@ -13,11 +13,9 @@ Invalid task files are left out and listed, with every other task-set problem, i
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
-import judges.matchers
 from judges.base import Suite, Verdict
 from replay.batch import Reads
 from replay.state import RunState
@@ -41,9 +39,6 @@ def tasks_root(path: str | Path | None) -> Path:
 class DeviceSuite(Suite):
     # Checks read screen texts (all of them for screen_has), never step details.
     reads = Reads(screens=-1, steps=False)
-    code_modules = (
-        sys.modules[__name__], model, checks, judge, capabilities, judges.matchers,
-    )
 
     def __init__(self, root: Path, name: str = "device"):
         self.root = root

@@ -9,7 +9,6 @@ realistic bug where "25" passes for an expected 5 and "二十度" fails for 20.)
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +50,6 @@ def number_matches(expected: float, text: str) -> bool:
 
 class ExampleSuite(Suite):
     name = "example"
-    code_modules = (sys.modules[__name__],)
 
     def task_ids(self) -> list[str]:
         return list(TASKS)

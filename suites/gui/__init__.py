@@ -11,7 +11,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-from judges import matchers
 from judges.base import Suite, Verdict
 from replay.batch import Reads
 from replay.state import RunState
@@ -49,9 +48,6 @@ class GuiSuite(Suite):
     # re-judging skips building screen reads and step details.
     reads = Reads(screens=0, steps=False)
     names = ("weather", "clock")
-    code_modules = (
-        task, grounded, paths, apps, tasks_weather, tasks_clock, matchers,
-    )
 
     def __init__(self, folder: Path = FOLDER):
         self.folder = folder

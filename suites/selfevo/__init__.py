@@ -25,7 +25,6 @@ events of a run never depend on its partner, which may be recorded or imported l
 from __future__ import annotations
 
 import json
-import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -34,11 +33,10 @@ from judges.base import Check, Suite, Verdict
 from replay.batch import Reads
 from replay.state import RunState
 
-from . import layers, rubric
+from . import layers, report, rubric
 from .layers import LAYER_NAMES, LAYERS, Attempt
-from .report import cli_report
 
-__all__ = ["SelfEvoSuite", "SelfEvoTask", "load", "cli_report"]
+__all__ = ["SelfEvoSuite", "SelfEvoTask", "load"]
 
 NAME = "selfevo"
 DATASET = "dataset.json"
@@ -68,7 +66,6 @@ class SelfEvoSuite(Suite):
     name = NAME
     # L2 and L4 read the actions and their arguments; no screen is ever read.
     reads = Reads(screens=0, steps=True, step_actions=layers.ARG_ACTIONS)
-    code_modules = (sys.modules[__name__], layers, rubric)
 
     def __init__(self, data: dict[str, Any]):
         self.data = data
@@ -85,6 +82,13 @@ class SelfEvoSuite(Suite):
 
     def task_data(self, task: SelfEvoTask) -> Any:
         return task.spec
+
+    # -- its own report (traj report --suite selfevo) -----------------------------------------
+    report_formats = report.FORMATS
+
+    def render_report(self, rows: Any, fmt: str) -> str:
+        """The per-task x per-layer table from the suite's current verdict rows."""
+        return report.render(report.report_rows(rows), fmt)
 
     def bind_partner(self, task: SelfEvoTask, partner: RunState) -> SelfEvoTask:
         """Called by the judging engine with the other attempt of this run's pair."""

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 import suites as suite_pkg
+from judges.contract import Checked
 from trajectory.errors import JudgeError, NotFound
 from trajectory.judging import SuiteResolver, register_suite
 
@@ -35,7 +36,7 @@ def add(
         suite = suite_pkg.load_folder(path)
     except Exception as exc:  # noqa: BLE001 - the folder's own code failed: say so in one line
         raise JudgeError(f"{path}: cannot load the suite: {type(exc).__name__}: {exc}") from exc
-    problems = list(getattr(suite, "problems", []) or [])
+    problems = list(suite.problems) if isinstance(suite, Checked) else []
     for p in problems:
         typer.echo(f"warning: {p}", err=True)
     register_suite(s, name, path)

@@ -122,7 +122,10 @@ class ReferenceAgent:
                 {"action": "select_library", "library": library},
             ], library
         pit = task.get("known_pitfalls", {})
-        library = (pit.get("deprecated_libraries") or pit.get("paid_or_registration_apis") or ["requests"])[0]
+        # The reference agent is the seed's: it knows the seed's dataset, whose lists did not
+        # name psaw (traj's does; see trajectory/demo/broken.py), so psaw is never its pick.
+        deprecated = [lib for lib in pit.get("deprecated_libraries") or [] if not lib.startswith("psaw")]
+        library = (deprecated or pit.get("paid_or_registration_apis") or ["requests"])[0]
         return [
             {"action": "search", "query": "how to do this quickly easy python"},
             {"action": "select_library", "library": library},
