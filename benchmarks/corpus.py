@@ -258,11 +258,3 @@ def write(path: str | Path, n_runs: int, events_per_run: int = 100, seed: int = 
             n += 1
     return n
 
-
-def check_valid(path: str | Path, limit: int = 1000) -> None:
-    """Decode the first lines with the real decoder (the corpus must be valid input)."""
-    with open(path, "rb") as fh:
-        for i, line in enumerate(fh):
-            if i >= limit:
-                break
-            ev.decode(line)

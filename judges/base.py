@@ -8,7 +8,6 @@ answer, a probe's value) arrives as an event and is replayed into the RunState.
 from __future__ import annotations
 
 import hashlib
-import inspect
 import json
 from collections.abc import Iterable, Sequence
 from types import ModuleType
@@ -30,21 +29,32 @@ class Check(Struct, frozen=True, kw_only=True):
     """One thing a judge looked at: what it expected, what it found, and why it decided so."""
 
     name: str
+    """What was checked, short and stable across versions (``diff`` pairs checks by name)."""
     passed: bool
+    """Whether the check held."""
     expected: Any = None
+    """What the task wanted (JSON-able; stored as JSON text), shown as evidence in diffs."""
     actual: Any = None
+    """What the run showed (JSON-able), shown next to ``expected``."""
     reason: str = ""
+    """One line a person can act on when the check failed; empty when it passed."""
 
 
 class Verdict(Struct, frozen=True, kw_only=True):
     """A judge's decision on one run."""
 
     outcome: Outcome
+    """``pass``, ``fail``, ``error`` (the judge or the harness failed, not the agent),
+    ``skipped`` (not attempted, or a requirement not met) or ``na`` (nothing to score, or
+    handed to a person)."""
     score: float
+    """In [0, 1]; for a list of checks, the share that passed."""
     checks: tuple[Check, ...] = ()
+    """Everything the judge looked at, in order."""
     reason: str = ""
-    # Suite-specific figures a report shows (per-layer scores, step budget, ...): JSON only.
+    """Why, in one line: the first failed checks' reasons, or what went wrong."""
     details: dict[str, Any] | None = None
+    """Suite-specific figures a report shows (per-layer scores, step budget, ...): JSON only."""
 
     def __post_init__(self) -> None:
         if self.outcome not in OUTCOMES:
@@ -100,18 +110,7 @@ def _digest(*parts: bytes) -> str:
     return h.hexdigest()
 
 
-def module_source(module: ModuleType) -> bytes:
-    """The source bytes of a module (its file as it is on disk)."""
-    path = inspect.getsourcefile(module)
-    if path is None:
-        raise ValueError(f"module {module.__name__} has no source file")
-    with open(path, "rb") as fh:
-        return fh.read()
 
-
-def code_hash(modules: Iterable[ModuleType]) -> str:
-    """A content hash of the judge code: editing any listed module changes it by itself."""
-    return _digest(*(module_source(m) for m in sorted(set(modules), key=lambda m: m.__name__)))
 
 
 def data_hash(data: Any) -> str:

@@ -13,7 +13,6 @@ of it, and a property test holds ``replay_batch`` equal to ``replay`` for any ru
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
 from typing import Any
 
 import msgspec
@@ -43,19 +42,6 @@ class Reads(Struct, frozen=True, kw_only=True):
     #: action need not decode thousands of taps.
     step_actions: tuple[str, ...] | None = None
 
-    def union(self, other: Reads) -> Reads:
-        if self.screens < 0 or other.screens < 0:
-            screens = -1
-        else:
-            screens = max(self.screens, other.screens)
-        if not (self.steps and other.steps):
-            actions = self.step_actions if self.steps else other.step_actions
-        elif self.step_actions is None or other.step_actions is None:
-            actions = None
-        else:
-            actions = tuple(sorted(set(self.step_actions) | set(other.step_actions)))
-        return Reads(screens=screens, steps=self.steps or other.steps, step_actions=actions)
-
 
 ALL = Reads()
 
@@ -63,7 +49,6 @@ _DECL = ev.declaration()
 # The kinds aggregated here; every other kind of the declaration is decoded and applied through
 # the fold's own effect (replay.fold.effect), so a new kind needs nothing here.
 AGGREGATED = ("run_started", "run_finished", "step_taken", "screen_read", "sheet_changed", "answer_given")
-RARE_KINDS = tuple(k for k in _DECL.kinds if k not in AGGREGATED)
 
 
 def _in(suites: list[str]) -> str:
@@ -159,8 +144,12 @@ GROUP BY run_id
 """
 
 
-def _q(text: str) -> str:
+def sql_str(text: str) -> str:
+    """A SQL string literal (for the few places where a value cannot be a parameter)."""
     return "'" + text.replace("'", "''") + "'"
+
+
+_q = sql_str
 
 
 _decode = ev.DECODER.decode
@@ -237,7 +226,3 @@ def _step(s: dict[str, Any]) -> Step:
     e = _decode(s["data"])
     return Step(seq=e.seq, action=e.action, args=e.args, thought=e.thought)  # type: ignore[attr-defined]
 
-
-def iter_states(rows: Sequence[dict[str, Any]], reads: Reads = ALL) -> Iterator[RunState]:
-    for row in rows:
-        yield build_state(row, reads)

@@ -85,13 +85,15 @@ def load_builtin(name: str) -> Any:
 
 def aliases(suite: Any) -> list[str]:
     """Every ``run_started.suite`` name a suite judges (the GUI suite judges weather and clock)."""
-    return list(getattr(suite, "names", None) or (suite.name,))
+    from judges.contract import Aliased
+
+    return list(suite.names) if isinstance(suite, Aliased) and suite.names else [suite.name]
 
 
 def import_package(folder: Path) -> ModuleType:
     """Import a suite package from any folder under a fresh module name.
 
-    A copy of a bundled suite (the demo's rule fix, a user's edited suite) must not replace the
+    A copy of a bundled suite (the demo's broken copies, a user's edited suite) must not replace the
     bundled modules in ``sys.modules``, so each folder gets its own package name.
     """
     name = f"_traj_suite_{uuid.uuid4().hex[:12]}"

@@ -21,14 +21,12 @@ from __future__ import annotations
 
 import collections
 import functools
-import os
 import random
 import re
 import shutil
 import threading
 import time
-from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 

@@ -12,7 +12,6 @@ from typer.testing import CliRunner
 
 import suites
 from replay import replay
-from suites import device
 from trajectory.cli.main import app
 from trajectory.demo import broken, samples
 from trajectory.cli.override_cmds import OverrideRefused, record_override

@@ -9,11 +9,9 @@ never a traceback (any other exception fails the test) and never write anything.
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
-from pathlib import Path
 from typing import Any
 
 import pytest

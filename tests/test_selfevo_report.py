@@ -12,7 +12,6 @@ from selfevo_helpers import SUITE, write_samples
 from typer.testing import CliRunner
 
 import suites as suite_pkg
-import suites.selfevo as selfevo
 from suites.selfevo.report import COLUMNS, render
 from trajectory.demo import broken, broken_suites
 from trajectory.cli.import_selfevo import import_selfevo

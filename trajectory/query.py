@@ -19,6 +19,8 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
+from replay.batch import sql_str
+
 from . import events as ev
 from .columns import Declaration
 from .errors import QueryError
@@ -96,14 +98,14 @@ class Views:
             if files:
                 self.con.execute(
                     f"CREATE VIEW {raw} AS SELECT * FROM read_parquet($files, union_by_name=true)".replace(
-                        "$files", "[" + ", ".join(_sql_str(f) for f in files) + "]"
+                        "$files", "[" + ", ".join(sql_str(f) for f in files) + "]"
                     )
                 )
                 folders.append(store.table_uri(name))
             else:
                 self.con.register(f"{raw}_empty", _empty(schema))
                 self.con.execute(f"CREATE VIEW {raw} AS SELECT * FROM {raw}_empty")
-        pool = "" if split is None else f" WHERE split = {_sql_str(split)}"
+        pool = "" if split is None else f" WHERE split = {sql_str(split)}"
         self.con.execute("CREATE VIEW events AS SELECT * FROM _events")
         self.con.execute(f"CREATE VIEW _runs_all AS {RUNS_SQL}")
         self.con.execute(f"CREATE VIEW runs AS SELECT * FROM _runs_all{pool}")
@@ -116,7 +118,7 @@ class Views:
         self.con.execute("CREATE VIEW passes AS SELECT * FROM _passes")
         self.con.execute("CREATE VIEW overrides AS SELECT * FROM _overrides")
         if sandbox:
-            allowed = "[" + ", ".join(_sql_str(f + "/") for f in folders) + "]"
+            allowed = "[" + ", ".join(sql_str(f + "/") for f in folders) + "]"
             self.con.execute(f"SET allowed_directories = {allowed}")
             self.con.execute("SET enable_external_access = false")
             self.con.execute("SET autoload_known_extensions = false")
@@ -132,10 +134,6 @@ class Views:
     def __exit__(self, *exc: Any) -> None:
         self.close()
 
-    def sql(self, sql: str, params: list[Any] | None = None) -> duckdb.DuckDBPyRelation:
-        """Internal queries (trusted): no sandbox check."""
-        return self.con.execute(sql, params or [])
-
     def arrow(self, sql: str, params: list[Any] | None = None) -> pa.Table:
         return self.con.sql(sql, params=params or None).to_arrow_table()
 
@@ -147,13 +145,6 @@ class Views:
         except duckdb.Error as exc:
             raise QueryError(_one_line(exc)) from exc
 
-
-def sql_str(text: str) -> str:
-    """A SQL string literal (for the few places where a value cannot be a parameter)."""
-    return "'" + text.replace("'", "''") + "'"
-
-
-_sql_str = sql_str
 
 
 def run_filter(
@@ -257,8 +248,6 @@ def current_user() -> str:
         return "unknown"
 
 
-_user = current_user
-
 
 def holdout_views(store: Store) -> list[dict[str, Any]]:
     if not store.has_table("meta"):
@@ -272,9 +261,9 @@ def format_table(table: pa.Table, fmt: str = "table") -> str:
     rows = table.to_pylist()
     names = table.column_names
     if fmt == "json":
-        return json.dumps(rows, ensure_ascii=False, default=_json_default)
+        return json.dumps(rows, ensure_ascii=False, default=json_default)
     if fmt == "jsonl":
-        return "\n".join(json.dumps(r, ensure_ascii=False, default=_json_default) for r in rows)
+        return "\n".join(json.dumps(r, ensure_ascii=False, default=json_default) for r in rows)
     if fmt == "csv":
         import csv
         import io
@@ -312,8 +301,6 @@ def json_default(value: Any) -> Any:
     return str(value)
 
 
-_json_default = json_default
-
 
 def _cell(value: Any) -> str:
     if value is None:
@@ -321,7 +308,7 @@ def _cell(value: Any) -> str:
     if isinstance(value, float):
         return f"{value:.6g}"
     if isinstance(value, (dict, list)):
-        text = json.dumps(value, ensure_ascii=False, default=_json_default)
+        text = json.dumps(value, ensure_ascii=False, default=json_default)
     elif hasattr(value, "isoformat"):
         text = value.isoformat()
     else:

@@ -345,10 +345,11 @@ def gather(store: Any, batch: str, split: str, suite: str | None = None) -> tupl
 
     from .errors import NotFound
     from .judging import JUDGEMENT_SUITE, load_events
-    from .query import Views
+    from .query import Views, run_filter
 
-    cond = "batch = ? AND suite IS DISTINCT FROM ?" + (" AND suite = ?" if suite else "")
-    params: list[Any] = [batch, JUDGEMENT_SUITE] + ([suite] if suite else [])
+    cond, params = run_filter(suite=suite, batch=batch)
+    cond += " AND suite IS DISTINCT FROM ?"
+    params.append(JUDGEMENT_SUITE)
     with Views(store, split=split) as views:
         runs = {r["run_id"]: r for r in views.arrow(f"SELECT * FROM runs WHERE {cond}", params).to_pylist()}
         verdicts = views.arrow(f"SELECT * FROM verdicts WHERE {cond}", params).to_pylist()

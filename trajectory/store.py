@@ -55,13 +55,18 @@ def backend_for(root: str | os.PathLike[str] | Backend | None) -> Backend:
     return LocalBackend(root or default_store_path())
 
 
+def _parse_format(raw: bytes) -> int:
+    """The format number of a format file's bytes; ValueError, KeyError or TypeError if none."""
+    return int(json.loads(raw)["format"])
+
+
 def read_format(backend: Backend) -> int | None:
     """The format number in a store's format file, None when there is none."""
     raw = backend.read_file(FORMAT_FILE)
     if raw is None:
         return None
     try:
-        return int(json.loads(raw)["format"])
+        return _parse_format(raw)
     except (ValueError, KeyError, TypeError) as exc:
         raise StoreError(f"{backend}/{FORMAT_FILE}: unreadable format file: {exc}") from exc
 
@@ -212,7 +217,7 @@ def migrate(root: str | os.PathLike[str] | Backend | None = None) -> str:
     fmt = 0
     if raw is not None:
         try:
-            fmt = int(json.loads(raw)["format"])
+            fmt = _parse_format(raw)
         except (ValueError, KeyError, TypeError) as exc:
             # Not rewritten: what it says is unknown, so nothing can be said to upgrade it.
             raise StoreError(f"{backend}/{FORMAT_FILE}: unreadable format file ({exc}); fix it by hand") from exc

@@ -12,7 +12,6 @@ Invalid task files are left out and listed, with every other task-set problem, i
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +19,7 @@ from judges.base import Suite, Verdict
 from replay.batch import Reads
 from replay.state import RunState
 
-from . import capabilities, checks, judge, model
+from . import capabilities, judge, model
 from .model import Task, TaskFile
 
 BUNDLED = Path(__file__).parent / "tasks"
@@ -78,10 +77,13 @@ class DeviceSuite(Suite):
 
 def load(path: str | Path | None = None) -> DeviceSuite:
     root = tasks_root(path)
-    # The bundled set and copies of this package (the demo's fixed copy) are "device"; a team's
+    # The bundled set and copies of this package (the demo's broken copy) are "device"; a team's
     # folder is named after itself until the resolver maps a registered name to it.
     bundled = path is None or (Path(path) / "__init__.py").exists()
-    return DeviceSuite(root, "device" if bundled else Path(path).name or "device")
+    suite = DeviceSuite(root, "device" if bundled else Path(path).name or "device")
+    if path is not None:
+        suite.__dict__["_folder"] = str(path)  # a worker process loads it from there again
+    return suite
 
 
 def check(path: str | Path) -> list[str]:

@@ -15,7 +15,7 @@ from judges.base import Suite, Verdict
 from replay.batch import Reads
 from replay.state import RunState
 
-from . import apps, grounded, paths, task, tasks_clock, tasks_weather
+from . import grounded, tasks_clock, tasks_weather
 from .task import Task
 
 FOLDER = Path(__file__).parent

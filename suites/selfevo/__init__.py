@@ -1,6 +1,6 @@
 """The self-evolution suite: tool-creating agents judged in four layers, from the event store.
 
-Twenty tasks (``dataset.json``, the seed's data) whose goals never name the tool to use. A
+Twenty tasks (``dataset.json``, the harness's own data) whose goals never name the tool to use. A
 run is one attempt; a first attempt (pair round 1) and its second, similar attempt (round 2)
 are linked by ``pair``. The verdict for a pair is given on its first attempt:
 

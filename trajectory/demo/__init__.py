@@ -17,7 +17,9 @@ from pathlib import Path
 from typing import Any
 
 import suites as suite_pkg
+from judges.contract import DemoSamples
 
+from .. import events as ev
 from ..export import export_events
 from ..ingest import ingest_bytes
 from ..judging import SuiteResolver, compare, judge_runs, pass_rows, render_diff
@@ -51,9 +53,17 @@ def record_all(store: Store, names: Sequence[str], out: Out = print) -> None:
 
     with tempfile.TemporaryDirectory(prefix="traj-demo-") as tmp:
         scratch = Store(Path(tmp) / "scratch")
+        extra: list[bytes] = []
         for name in names:
-            samples.record(scratch, name)
+            if name in samples.SAMPLES:
+                samples.record(scratch, name)
+                continue
+            # A suite without recorded samples here may ship its own, as events.
+            suite = suite_pkg.load_builtin(name)
+            if isinstance(suite, DemoSamples):
+                extra += [ev.encode(e) for run in suite.sample_runs() for e in run]
         lines = io.BytesIO()
+        lines.write(b"".join(line + b"\n" for line in extra))
         if scratch.has_table("events"):
             export_events(scratch, lines)
     report = ingest_bytes(store, lines.getvalue(), "demo samples", split_of=SuiteResolver(store).split_of)

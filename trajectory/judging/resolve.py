@@ -15,6 +15,7 @@ from typing import Any
 import pyarrow as pa
 
 import suites as suite_pkg
+from judges.contract import Reading
 from replay.batch import ALL, Reads
 from suites.registry import SuiteSpec, spec_of
 
@@ -120,7 +121,7 @@ class SuiteResolver:
         suite = self.get(name)
         if suite is None:
             return Reads(screens=0, steps=False)
-        return getattr(suite, "reads", ALL)
+        return suite.reads if isinstance(suite, Reading) else ALL
 
     def split_of(self, suite: str, task: str) -> str | None:
         s = self.get(suite)
