@@ -126,7 +126,9 @@ def judge_version(code: str, task_data: str) -> str:
 
 
 class Suite:
-    """A named set of tasks and the judge for them. Subclasses override the marked methods.
+    """A convenience base for the suite contract (``judges/contract.py``): subclasses write
+    ``task_ids``, ``get_task``, ``judge``, ``task_data`` and, if tasks have their own pool,
+    ``task_split``; ``version`` and ``code_version`` are provided.
 
     The platform calls, for every finished run of this suite:
     ``task = suite.get_task(state.task, state.params)``, then ``suite.judge(task, state)``, and

@@ -64,7 +64,7 @@ class Recorder:
         batch: str | None = None,
         agent: ev.Agent | dict[str, Any] | None = None,
         device: str | None = None,
-        mode: str = "grounded",
+        mode: str | None = None,
         split: str | None = None,
         pair: ev.Pair | dict[str, Any] | None = None,
         state: dict[str, Any] | None = None,
@@ -92,7 +92,7 @@ class Recorder:
             batch=batch,
             agent=_obj(ev.Agent, agent),
             device=device,
-            mode=mode,  # type: ignore[arg-type]
+            mode=mode if mode is not None else msgspec.UNSET,  # type: ignore[arg-type] - absent: grounded
             split=split,  # type: ignore[arg-type]
             pair=_obj(ev.Pair, pair),
             state=state,

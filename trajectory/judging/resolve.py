@@ -145,3 +145,31 @@ def register_suite(store: Store, name: str, path: str | os.PathLike[str], by: st
         "data": [json.dumps({"path": str(Path(path).absolute())})],
     }
     store.append("meta", pa.table(row))
+
+
+def add_suite(store: Store, name: str, path: str | os.PathLike[str], by: str | None = None) -> tuple[Any, list[str]]:
+    """Load a suite folder (refused if its code fails) and register it under ``name``; the
+    suite and the problems it found in its own folder (left-out task files, ...)."""
+    from judges.contract import Checked
+
+    from ..errors import JudgeError, NotFound
+
+    folder = Path(path)
+    if not folder.is_dir():
+        raise NotFound(f"{folder}: no such folder")
+    try:
+        suite = suite_pkg.load_folder(folder)
+    except Exception as exc:  # noqa: BLE001 - the folder's own code failed: say so in one line
+        raise JudgeError(f"{folder}: cannot load the suite: {type(exc).__name__}: {exc}") from exc
+    register_suite(store, name, folder, by)
+    return suite, list(suite.problems) if isinstance(suite, Checked) else []
+
+
+def list_suites(store: Store) -> list[dict[str, Any]]:
+    """Suites known to a store: registered folders first, then the bundled ones."""
+    resolver = SuiteResolver(store)
+    rows = [{"name": n, "source": reg["path"], "registered_at": reg["at"]} for n, reg in resolver.registered().items()]
+    for name, suite in resolver.builtin().items():
+        if name not in resolver.registered():
+            rows.append({"name": name, "source": f"bundled ({type(suite).__module__})", "registered_at": None})
+    return rows
