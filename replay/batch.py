@@ -155,11 +155,12 @@ _q = sql_str
 _decode = ev.DECODER.decode
 _value_decoder = msgspec.json.Decoder()
 _SCREEN_OBJECTS = {field: (_DECL.by_kind["screen_read"], members) for field, members in _objects("screen_read").items()}
-_SCREEN_FIELDS = set(Screen.__struct_fields__)
+_SCREEN_COLUMNS = tuple(c.name for c in _DECL.kind_columns("screen_read") if c.name in Screen.__struct_fields__)
+_FIGURE_TYPES = tuple((c.name, int if c.type == "int64" else float) for c in _DECL.figures)
 
 
 def _screen(s: dict[str, Any]) -> Screen:
-    fields = {c.name: s[c.name] for c in _DECL.kind_columns("screen_read") if c.name in _SCREEN_FIELDS}
+    fields = {name: s[name] for name in _SCREEN_COLUMNS}
     for field, (_, members) in _SCREEN_OBJECTS.items():
         if s[f"{field}__given"]:
             fields[field] = ev.Route(**{key: s[col] for col, key in members})
@@ -201,7 +202,7 @@ def build_state(row: dict[str, Any], reads: Reads = ALL) -> RunState:
         finish = finish_fields(fin)
     fields = start_fields(start)
     fields.update(route=route)
-    totals = {c.name: (int if c.type == "int64" else float)(row[c.name]) for c in _DECL.figures}
+    totals = {name: cast(row[name]) for name, cast in _FIGURE_TYPES}
     state = RunState(
         run_id=row["run_id"],
         **fields,

@@ -36,6 +36,8 @@ class Column:
     type: str  # string, int64, float64, bool or timestamp
     #: (kind, JSON path in that kind's events) for every kind that fills this column.
     sources: tuple[tuple[str, tuple[str, ...]], ...]
+    #: The same paths as attribute names of the event types (they differ for renamed fields).
+    attrs: tuple[tuple[str, ...], ...] = ()
     json: bool = False  # holds the value as JSON text
     figure: bool = False  # a number summed per run
     run: str | None = None  # name in the runs view (run_started fields: copied onto every event)
@@ -101,6 +103,7 @@ class Declaration:
         self.types = tuple(types)
         self.kinds = tuple(t.__struct_config__.tag for t in self.types)  # type: ignore[attr-defined]
         self.by_kind = dict(zip(self.kinds, self.types))
+        self._by_kind_columns: dict[str, tuple[Column, ...]] = {}
 
     # -- columns ------------------------------------------------------------------------------
     @cached_property
@@ -114,7 +117,8 @@ class Declaration:
                     continue
                 sub = _struct(f.type)
                 if sub is None:
-                    self._add(found, extra["column"], kind, (f.encode_name,), f.type, extra, description)
+                    self._add(found, extra["column"], kind, (f.encode_name,), f.type, extra, description,
+                              (f.name,))
                     continue
                 prefix = extra["column"]
                 for g in mi.type_info(sub).fields:
@@ -122,10 +126,11 @@ class Declaration:
                     if "column" not in gextra:
                         continue
                     name = f"{prefix}_{gextra['column']}" if prefix else gextra["column"]
-                    self._add(found, name, kind, (f.encode_name, g.encode_name), g.type, gextra, gdescription)
+                    self._add(found, name, kind, (f.encode_name, g.encode_name), g.type, gextra, gdescription,
+                              (f.name, g.name))
         cols = [
-            Column(name=n, type=c["type"], sources=tuple(c["sources"]), json=c["json"], figure=c["figure"],
-                   run=c["run"], description=c["description"])
+            Column(name=n, type=c["type"], sources=tuple(c["sources"]), attrs=tuple(c["attrs"]), json=c["json"],
+                   figure=c["figure"], run=c["run"], description=c["description"])
             for n, c in found.items()
         ]
         envelope = [c for c in cols if c.name in ENVELOPE_TYPES]
@@ -135,16 +140,17 @@ class Declaration:
 
     @staticmethod
     def _add(found: dict[str, dict[str, Any]], name: str, kind: str, path: tuple[str, ...], t: Any,
-             extra: dict[str, Any], description: str) -> None:
+             extra: dict[str, Any], description: str, attrs: tuple[str, ...]) -> None:
         typ = ENVELOPE_TYPES.get(name) or _logical(t, bool(extra.get("json")))
         col = found.setdefault(name, {"type": typ, "sources": [], "json": bool(extra.get("json")),
                                       "figure": bool(extra.get("figure")), "run": extra.get("run"),
-                                      "description": description})
+                                      "description": description, "attrs": []})
         if col["type"] != typ:
             raise TypeError(f"column {name}: {kind} gives it type {typ}, another kind {col['type']}")
         if name in ENVELOPE_TYPES and col["sources"]:
             return  # the envelope is every kind's: one source says where it is
         col["sources"].append((kind, path))
+        col["attrs"].append(attrs)
 
     @cached_property
     def _defaults(self) -> dict[type, dict[str, Any]]:
@@ -172,26 +178,30 @@ class Declaration:
     def column(self, name: str) -> Column:
         return next(c for c in self.columns if c.name == name)
 
-    @property
+    @cached_property
     def envelope(self) -> tuple[Column, ...]:
         return tuple(c for c in self.columns if c.name in ENVELOPE_TYPES)
 
-    @property
+    @cached_property
     def run_columns(self) -> tuple[Column, ...]:
         """Columns a run's ``run_started`` fills and ingest copies onto every event of the run."""
         return tuple(c for c in self.columns if c.run is not None and c.kinds == ("run_started",))
 
-    @property
+    @cached_property
     def event_columns(self) -> tuple[Column, ...]:
         """Columns each event fills from its own fields (besides the envelope)."""
         return tuple(c for c in self.columns if c not in self.envelope and c not in self.run_columns)
 
-    @property
+    @cached_property
     def figures(self) -> tuple[Column, ...]:
         return tuple(c for c in self.columns if c.figure)
 
     def kind_columns(self, kind: str) -> tuple[Column, ...]:
-        return tuple(c for c in self.event_columns if kind in c.kinds)
+        """The event columns a kind fills."""
+        cached = self._by_kind_columns.get(kind)
+        if cached is None:
+            cached = self._by_kind_columns[kind] = tuple(c for c in self.event_columns if kind in c.kinds)
+        return cached
 
     @property
     def finish_columns(self) -> tuple[tuple[str, str, tuple[str, ...] | None], ...]:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import hashlib
+import re
 from typing import Annotated, Any, ClassVar, Literal, Union
 
 import msgspec
@@ -385,6 +386,7 @@ KINDS: tuple[str, ...] = tuple(t.__struct_config__.tag for t in EVENT_TYPES)  # 
 DECODER = msgspec.json.Decoder(AnyEvent)
 _ENCODER = msgspec.json.Encoder()
 _SORTED = msgspec.json.Encoder(order="sorted")
+_PLAIN = msgspec.json.Decoder()
 
 
 def _kept_fields(cls: type[Struct]) -> dict[str, Any]:
@@ -426,24 +428,41 @@ def value(obj: Struct, name: str) -> Any:
     return _KEPT[type(obj)][name] if v is UNSET else v
 
 
-def _identity(obj: Any) -> Any:
-    """``obj`` with every field given with its default value made absent: the form in which
-    "an omitted default equals the default" (the spec's rule for comparing content)."""
-    kept = _KEPT.get(type(obj))
-    if not kept and not _OBJECTS.get(type(obj)):
-        return obj
-    changes: dict[str, Any] = {}
-    for name, default in kept.items():
-        v = getattr(obj, name)
-        if v is not UNSET and v == default and type(v) is type(default):
-            changes[name] = UNSET
-    for name in _OBJECTS[type(obj)]:
-        v = getattr(obj, name)
-        if v is not None:
-            same = _identity(v)
-            if same is not v:
-                changes[name] = same
-    return msgspec.structs.replace(obj, **changes) if changes else obj
+def _kept_paths(cls: type[Struct]) -> tuple[tuple[tuple[str, ...], str, Any], ...]:
+    """(path of the object, key, default) of every field of ``cls`` or of its small objects
+    that keeps whether it was given."""
+    out = [((), f, d) for f, d in _KEPT[cls].items()]
+    for name in _OBJECTS[cls]:
+        field = next(f for f in msgspec.inspect.type_info(cls).fields if f.name == name)  # type: ignore[attr-defined]
+        t = field.type
+        while isinstance(t, (msgspec.inspect.Metadata, msgspec.inspect.UnionType)):
+            t = next(m for m in t.types if isinstance(m, msgspec.inspect.StructType)) if isinstance(
+                t, msgspec.inspect.UnionType) else t.type
+        sub = {f.name: f.encode_name for f in msgspec.inspect.type_info(t.cls).fields}  # type: ignore[attr-defined]
+        out += [((field.encode_name,), sub[f], d) for f, d in _KEPT[t.cls].items()]
+    return tuple(out)
+
+
+_KEPT_PATHS = {t: _kept_paths(t) for t in EVENT_TYPES}
+
+
+def _canonical(event: Event, data: bytes) -> bytes:
+    """Sorted keys, and every field given with its default value left out: the form in which
+    "an omitted default equals the default" (the spec's rule for comparing content). ``data``
+    is the event's wire form."""
+    paths = _KEPT_PATHS[type(event)]
+    if not paths or not _MARKS.search(data):
+        return _SORTED.encode(event)
+    obj = _PLAIN.decode(data)
+    for parent, key, default in paths:
+        holder = obj
+        for part in parent:
+            holder = holder.get(part) if isinstance(holder, dict) else None
+        if isinstance(holder, dict) and key in holder:
+            value = holder[key]
+            if value == default and not isinstance(value, bool):
+                del holder[key]
+    return _SORTED.encode(obj)
 
 
 def decode(line: bytes | str) -> Event:
@@ -465,12 +484,27 @@ def stored(event: Event) -> bytes:
 def canonical(event: Event) -> bytes:
     """The content of an event for comparisons: sorted keys, defaults left out, so that two
     events with equal content encode to equal bytes however they were written."""
-    return _SORTED.encode(_identity(event))
+    return _canonical(event, _ENCODER.encode(event))
+
+
+def _default_marks() -> re.Pattern[bytes]:
+    """Bytes that an event given a field with its default value must contain (``"mode":
+    "grounded"``, ``"cached_tokens":0``): a cheap test before the exact one in _identity."""
+    alternatives = set()
+    for kept in _KEPT.values():
+        for name, default in kept.items():
+            value = msgspec.json.encode(default).removesuffix(b".0")
+            alternatives.add(re.escape(b'"' + name.encode() + b'":' + value))
+    return re.compile(b"|".join(sorted(alternatives)) or b"(?!)")
+
+
+_MARKS = _default_marks()
 
 
 def stored_and_canonical(event: Event) -> tuple[bytes, bytes]:
     """:func:`stored` and :func:`canonical` of one event."""
-    return _ENCODER.encode(event), _SORTED.encode(_identity(event))
+    data = _ENCODER.encode(event)
+    return data, _canonical(event, data)
 
 
 def content_hash(data: bytes) -> str:

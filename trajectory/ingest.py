@@ -80,24 +80,16 @@ def run_info(start: ev.RunStarted, split: str | None, decl: Any = None) -> dict[
     decl = decl or ev.declaration()
     info = {}
     for col in decl.run_columns:
-        [(_, path)] = col.sources
+        [path] = col.attrs
         obj: Any = start
         for part in path[:-1]:
             obj = getattr(obj, part, None)
             if obj is None:
                 break
-        info[col.name] = None if obj is None else decl.value(obj, _field_name(obj, path[-1]))
+        info[col.name] = None if obj is None else decl.value(obj, path[-1])
     if info.get("split") is None:
         info["split"] = split
     return info
-
-
-def _field_name(obj: Any, encode_name: str) -> str:
-    """The attribute behind a JSON key (they differ only for renamed fields, e.g. ``from``)."""
-    for f in msgspec.structs.fields(obj):
-        if f.encode_name == encode_name:
-            return f.name
-    raise AttributeError(encode_name)
 
 
 def run_fields() -> list[str]:
