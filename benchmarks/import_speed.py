@@ -129,7 +129,7 @@ def measure(samples: int) -> dict[str, Any]:
 
     startup = time.perf_counter() - t
 
-    from trajectory.cli.import_inspect import import_inspect
+    from trajectory.importers import import_inspect
     from trajectory.importers import inspect_log as il
     from trajectory.store import Store
 

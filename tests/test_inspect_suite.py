@@ -5,8 +5,7 @@ grader answers and ask `traj judge --llm` for missing ones, once."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
+import pickle
 import textwrap
 from pathlib import Path
 
@@ -222,21 +221,6 @@ def test_scorer_specs(project) -> None:
     assert "inspect_ai.scorer:match" in listing
 
 
-def test_the_suite_package_imports_without_inspect() -> None:
-    code = textwrap.dedent("""
-        import sys
-        import suites, suites.inspect, suites.inspect.adapter, suites.inspect.keys, judges.imported
-        heavy = [m for m in ("inspect_ai", "duckdb", "pyarrow", "deltalake", "polars", "httpx", "requests")
-                 if m in sys.modules]
-        print(heavy)
-    """)
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
-    heavy = json.loads(out.stdout.strip().replace("'", '"'))
-    # trajectory/__init__ still loads the store eagerly (the architecture issue makes it lazy);
-    # what this suite adds must not load inspect-ai
-    assert "inspect_ai" not in heavy
-
-
 def test_any_run_can_be_judged_by_inspect_scorers(tmp_path, monkeypatch) -> None:
     """Runs not imported from Inspect (here an OTel trace) give their goal and answer."""
     from otel_traces import agent_trace, jsonl
@@ -258,3 +242,53 @@ def test_any_run_can_be_judged_by_inspect_scorers(tmp_path, monkeypatch) -> None
     (row,) = current_rows(Store("store")).values()
     assert row["outcome"] == "pass" and row["checks"][0]["name"] == "mentions_beijing"
     assert SAMPLES  # the fixture module is importable alongside
+
+
+def test_the_suite_travels_to_workers_as_its_registration(project) -> None:
+    from judges.contract import LLMJudged, Registered, SuiteProtocol
+    from suites.inspect.adapter import InspectScorerSuite
+    from suites.registry import SuiteSpec, spec_of
+    from trajectory.judging.resolve import SuiteResolver
+
+    suite = InspectScorerSuite("capitals", "own_scorers.py:log_scorers", str(project))
+    assert isinstance(suite, SuiteProtocol) and isinstance(suite, Registered) and isinstance(suite, LLMJudged)
+    spec = pickle.loads(pickle.dumps(spec_of(suite)))
+    assert spec == SuiteSpec("capitals", "scorers", "own_scorers.py:log_scorers", str(project))
+    assert spec.load().code_version() == suite.code_version()
+    assert traj("suite", "add", "capitals", "own_scorers.py:log_scorers", "--store", "store").exit_code == 0
+    assert SuiteResolver(Store("store")).spec("capitals") == spec
+
+
+GRADERS = {
+    "__init__.py": "",
+    "scoring.py": textwrap.dedent('''
+        from inspect_ai.scorer import Score, accuracy, scorer
+        from graders.rules import normalise
+
+        @scorer(metrics=[accuracy()])
+        def exact():
+            async def score(state, target):
+                said = normalise(state.output.completion)
+                return Score(value="C" if said == normalise(target.text) else "I", answer=said)
+            return score
+    '''),
+    "rules.py": "def normalise(text):\n    return text.strip()\n",
+}
+
+
+def test_the_version_covers_the_scorers_helper_modules(project) -> None:
+    from suites.registry import SuiteSpec
+
+    (project / "graders").mkdir()
+    for name, text in GRADERS.items():
+        (project / "graders" / name).write_text(text)
+    spec = SuiteSpec("capitals", "scorers", "graders.scoring:exact", str(project))
+    suite = spec.load()
+    assert suite.scorer_names == ["exact"]
+    before = suite.code_version()
+    (project / "graders" / "rules.py").write_text("def normalise(text):\n    return text.strip().rstrip('.')\n")
+    assert spec.load().code_version() != before  # the helper changed the judge
+    # a file nothing imports does not
+    (project / "graders" / "notes.py").write_text("# unrelated\n")
+    edited = spec.load().code_version()
+    assert spec.load().code_version() == edited

@@ -9,12 +9,29 @@ from ``run_started.params``. The scorers run in order; their scores become check
 rule as the imported pass (``judges/imported.py``), so a suite made from a log's own scorers
 gives that log's scores back.
 
-Model-graded scorers never reach a model here. While a judge runs, every ``Model.generate``
-call (the active model, a model role, or a model named in the scorer) is answered from the
-grader answers recorded in the store, found by prompt (``keys.py``): the ones the imported log
-recorded, and the ones ``traj judge --llm`` asks for through :meth:`InspectScorerSuite.llm_requests`.
-A prompt with no recorded answer gives the run an ``error`` verdict that says to run
-``traj judge --llm``. Scorers that need a sandbox or the network cannot be re-judged offline.
+Model-graded scorers never reach a model here. The active model and the ``grader`` role are a
+model of the provider ``traj_replay``, registered with inspect-ai's public ``@modelapi``, whose
+``generate`` answers from the grader answers recorded in the store, found by prompt
+(``keys.py``): the ones the imported log recorded, and the ones ``traj judge --llm`` asks for
+through :meth:`InspectScorerSuite.llm_requests`. Inspect hands that provider the prompt exactly
+as its log records a model event's input, so the keys of the log's answers match. A prompt with
+no recorded answer gives the run an ``error`` verdict that says to run ``traj judge --llm``.
+
+One thing has no public hook: a model the scorer names itself (``model_graded_qa(model=
+"openai/gpt-4o")``, ``get_model("anthropic/claude-x")``) is resolved by inspect-ai through its
+provider registry, and neither ``@modelapi``, model roles (an explicit model wins over the
+role), ``get_model`` arguments nor inspect-ai's hooks (they observe and may edit a call, not
+answer it) can make it the replay provider. So the one lookup ``get_model`` uses,
+``registry_find`` as imported into ``inspect_ai.model._model``, is wrapped: while a traj judge
+runs in the current context (a context variable), a provider lookup finds ``traj_replay``;
+outside one it behaves as before. Without it such a scorer would need its provider package and
+key, and its calls would leave the machine. The scoring context itself (task context, store,
+transcript) is set up with the initialisers inspect-ai's own ``score`` uses, as there is no
+public call that scores a TaskState outside a log. Scorers that need a sandbox or the network
+cannot be re-judged offline.
+
+The judge version covers the module named, the modules that define the scorers and their
+helper modules (``judges/versions.py``), and the inspect-ai release.
 
 inspect-ai is imported only inside the functions that run scorers, so importing this module
 needs nothing beyond traj's core.
@@ -23,6 +40,7 @@ needs nothing beyond traj's core.
 from __future__ import annotations
 
 import contextvars
+import functools
 import hashlib
 import importlib
 import importlib.util
@@ -36,12 +54,17 @@ from types import ModuleType
 from typing import Any
 
 from judges import imported
-from judges.base import Suite, Verdict, code_hash
+from judges.base import Suite, Verdict
 from replay.state import RunState
 
 from . import keys
 
 _BOOK: contextvars.ContextVar[Any] = contextvars.ContextVar("traj_inspect_answer_book", default=None)
+
+#: Model roles bound to the replay model while scorers run: Inspect's model-graded scorers ask
+#: for ``grader``; a scorer asking for another role, not required, gets the active model, which
+#: is the replay model too.
+ROLES = ("grader",)
 
 
 class ScorerSpecError(ValueError):
@@ -225,72 +248,63 @@ class AnswerBook:
         return ModelOutput.from_content(model=found.model, content=str(out.get("raw", "")))
 
 
-_PATCHED = False
-_REPLAY: dict[str, Any] = {}  # the registered replay provider: "class" and "factory"
+class ReplayAPIBase:
+    """Marker for the replay provider's class (made when inspect-ai is first needed)."""
 
 
+@functools.cache
 def _replay_provider() -> tuple[type, Any]:
-    """A model provider that never answers (the answer book does), registered once."""
-    if not _REPLAY:
-        from inspect_ai._util.registry import registry_find, registry_unqualified_name
-        from inspect_ai.model import GenerateConfig, modelapi
-        from inspect_ai.model._model import ModelAPI
+    """The model provider ``traj_replay`` (registered once with inspect-ai's public ``@modelapi``)
+    and its registry entry: every call it gets is answered by the answer book of the judge that
+    is running (a context variable), never by a model."""
+    from inspect_ai._util.registry import registry_find, registry_unqualified_name
+    from inspect_ai.model import GenerateConfig, ModelAPI, modelapi
 
-        class ReplayAPI(ModelAPI):
-            def __init__(self, model_name: str, base_url: str | None = None, api_key: str | None = None,
-                         config: GenerateConfig = GenerateConfig(), **model_args: Any) -> None:
-                super().__init__(model_name, base_url, api_key, [], config)
+    class ReplayAPI(ModelAPI, ReplayAPIBase):
+        def __init__(self, model_name: str, base_url: str | None = None, api_key: str | None = None,
+                     config: GenerateConfig = GenerateConfig(), **model_args: Any) -> None:
+            super().__init__(model_name, base_url, api_key, [], config)
 
-            async def generate(self, input, tools, tool_choice, config):  # type: ignore[no-untyped-def] # noqa: ANN001, ANN201
-                raise RuntimeError("a traj judge's model calls are answered from recorded judgements")
+        async def generate(self, input, tools, tool_choice, config):  # type: ignore[no-untyped-def] # noqa: ANN001, ANN201
+            # ``input`` is the prompt exactly as Inspect hands it to a provider: what its log
+            # records as a model event's input, from which the importer keyed the answers.
+            book = _BOOK.get()
+            if book is None:
+                raise RuntimeError("the traj_replay model answers only while a traj judge runs")
+            return book.answer(self.model_name, [m.model_dump(mode="json", exclude_none=True) for m in input])
 
-        @modelapi(name="traj_replay")
-        def _replay() -> type[ModelAPI]:
-            return ReplayAPI
+    @modelapi(name="traj_replay")
+    def _replay() -> type[ModelAPI]:
+        return ReplayAPI
 
-        _REPLAY["class"] = ReplayAPI
-        found = registry_find(lambda i: i.type == "modelapi" and registry_unqualified_name(i) == "traj_replay")
-        _REPLAY["factory"] = found[0] if found else None
-    return _REPLAY["class"], _REPLAY["factory"]
+    found = registry_find(lambda i: i.type == "modelapi" and registry_unqualified_name(i) == "traj_replay")
+    return ReplayAPI, found[0]
 
 
-def _route_model_calls() -> None:
-    """While a judge runs (a context variable gates it, so nothing changes for Inspect code
-    outside a traj judge), every model a scorer makes is the replay provider, and every
-    ``Model.generate`` is answered by the answer book: a grader named in the scorer
-    (``model_graded_qa(model="openai/gpt-4o")``) needs neither its provider package nor a key,
-    and no call leaves the machine. This reaches into two names inside ``inspect_ai.model._model``
-    (``Model.generate`` and the provider lookup ``registry_find``); without the second, a named
-    grader needs its provider installed, and its calls are still answered by the book."""
-    global _PATCHED
-    if _PATCHED:
-        return
+@functools.cache
+def _route_named_models() -> None:
+    """While a judge runs, a model a scorer names itself (``model_graded_qa(model="openai/gpt-4o")``)
+    is made by the replay provider, so that it needs neither its provider package nor a key and
+    no call leaves the machine. inspect-ai resolves such a name through the provider registry
+    (``registry_find``, as imported into ``inspect_ai.model._model``) and has no public hook for
+    it (``@modelapi`` adds providers under their own names, model roles do not bind a named
+    model, hooks observe calls but cannot answer them), so this one lookup is wrapped; the
+    wrapper changes nothing unless a traj judge is running in the current context."""
     import inspect_ai.model._model as mm
-    from inspect_ai.model import ChatMessageUser
 
-    replay_class, factory = _replay_provider()
-    original = mm.Model.generate
-
-    async def generate(self: Any, input: Any, *args: Any, **kwargs: Any) -> Any:
-        book = _BOOK.get()
-        if book is None:
-            return await original(self, input, *args, **kwargs)
-        msgs = [ChatMessageUser(content=input)] if isinstance(input, str) else list(input)
-        return book.answer(str(getattr(self, "name", "")), [m.model_dump(mode="json", exclude_none=True) for m in msgs])
-
-    generate.__doc__ = original.__doc__
-    mm.Model.generate = generate  # type: ignore[method-assign]
+    _, factory = _replay_provider()
     find = getattr(mm, "registry_find", None)
-    if find is not None and factory is not None:
+    if find is None:  # fail closed: a named grader would otherwise call its provider for real
+        raise RuntimeError("this inspect-ai release resolves models in a way traj does not know; "
+                           "Inspect scorers cannot be judged offline with it")
 
-        def registry_find(predicate: Any) -> Any:
-            found = find(predicate)
-            if _BOOK.get() is not None and found and factory not in found and all(_is_modelapi(f) for f in found):
-                return [factory]
-            return found
+    def registry_find(predicate: Any) -> Any:
+        found = find(predicate)
+        if _BOOK.get() is not None and found and factory not in found and all(_is_modelapi(f) for f in found):
+            return [factory]
+        return found
 
-        mm.registry_find = registry_find  # type: ignore[attr-defined]
-    _PATCHED = True
+    mm.registry_find = registry_find  # type: ignore[attr-defined]
 
 
 def _is_modelapi(obj: Any) -> bool:
@@ -303,13 +317,13 @@ def _is_modelapi(obj: Any) -> bool:
 
 
 def _forget_replay_models() -> None:
-    """get_model() memoizes what it made; a replay model must not outlive the judge."""
+    """get_model() memoizes what it made (also under a provider's name): a replay model must
+    not outlive the judge."""
     import inspect_ai.model._model as mm
 
     cache = getattr(mm, "_models", None)
-    replay_class = _REPLAY.get("class")
-    if isinstance(cache, dict) and replay_class is not None:
-        for key in [k for k, m in cache.items() if isinstance(getattr(m, "api", None), replay_class)]:
+    if isinstance(cache, dict):
+        for key in [k for k, m in cache.items() if isinstance(getattr(m, "api", None), ReplayAPIBase)]:
             del cache[key]
 
 
@@ -321,15 +335,18 @@ def _replay_model(name: str) -> Any:
 
 
 async def _run_scorers(
-    scorers: Sequence[Any], names: Sequence[str], state: RunState, roles: Sequence[str], book: AnswerBook
+    scorers: Sequence[Any], names: Sequence[str], state: RunState, book: AnswerBook
 ) -> list[tuple[str, Any]]:
+    # The scoring context as inspect-ai's own ``score`` sets it up for a sample read from a log
+    # (``task_state_from_sample``): inspect-ai has no public call that scores a TaskState
+    # outside a log, so its context initialisers are called as that function calls them.
     from inspect_ai._eval.context import init_task_context
     from inspect_ai.log._transcript import Transcript, init_transcript
     from inspect_ai.util._store import init_subtask_store
 
     ts, target = task_state(state)
     model = _replay_model(state.agent_model or "unknown")
-    init_task_context(model, {r: model for r in roles})
+    init_task_context(model, {r: model for r in ROLES})
     init_subtask_store(ts.store)
     init_transcript(Transcript())
     _BOOK.set(book)
@@ -351,24 +368,22 @@ async def _run_scorers(
 
 
 class InspectScorerSuite(Suite):
-    """A suite whose judge is a list of Inspect scorers."""
+    """A suite whose judge is a list of Inspect scorers (see the module docstring)."""
 
-    def __init__(self, name: str, spec: str, root: str | None = None, roles: Sequence[str] = ("grader",)):
+    def __init__(self, name: str, spec: str, root: str | None = None):
         self.name = name
         self.spec = spec
         self.root = root
-        self.roles = tuple(roles)
+        #: What ``traj suite add`` keeps for this suite, and what a judging worker loads it from
+        #: again (``judges.contract.Registered``).
+        self.registration = {"scorers": spec, "root": root}
         self.scorers, module = load_scorers(spec, root)
         self.scorer_names = scorer_names(self.scorers)
-        self.code_modules = (sys.modules[__name__], keys, imported)
-        # The files that define the scorers (and the module named), hashed into the judge
-        # version: editing a scorer changes it, moving the folder does not.
-        files = {_code_file(s) for s in self.scorers} | {getattr(module, "__file__", None)}
-        self.source_files = tuple(sorted(f for f in files if f and Path(f).is_file()))
-
-    def __reduce__(self) -> Any:
-        # Judging workers load the scorers again from the same place.
-        return (InspectScorerSuite, (self.name, self.spec, self.root, self.roles))
+        # The module named and the modules that define the scorers count in the judge version
+        # (judges/versions.py walks their imports and brings their helper modules along):
+        # editing a scorer changes it, moving the folder does not.
+        code = [module, *(_code_of(s) for s in self.scorers)]
+        self.code_modules = tuple(dict.fromkeys(c for c in code if c is not None))
 
     def task_ids(self) -> list[str]:
         return []  # any sample id: the tasks are the runs' samples
@@ -384,11 +399,11 @@ class InspectScorerSuite(Suite):
         """(scorer name, Score | None | JudgementMissing) for each scorer, in order."""
         import asyncio
 
-        _route_model_calls()
+        _route_named_models()
         ctx = contextvars.copy_context()
         book = book or AnswerBook(state)
         try:
-            return ctx.run(asyncio.run, _run_scorers(self.scorers, self.scorer_names, state, self.roles, book))
+            return ctx.run(asyncio.run, _run_scorers(self.scorers, self.scorer_names, state, book))
         finally:
             _forget_replay_models()
 
@@ -416,24 +431,32 @@ class InspectScorerSuite(Suite):
         return book.missing
 
     def code_version(self) -> str:
-        cached = self.__dict__.get("_code_version")
+        """The code found from imports (``judges/versions.py``, with the scorers' own modules)
+        and the inspect-ai release: built-in scorers, templates and the scoring machinery are
+        inspect-ai's code, which the import walk leaves out as installed third-party code."""
+        cached = self.__dict__.get("_scorers_version")
         if cached is None:
-            h = hashlib.blake2b(code_hash(self.code_modules).encode(), digest_size=8)
-            for path in self.source_files:
-                data = Path(path).read_bytes()
-                h.update(len(data).to_bytes(8, "little"))
-                h.update(data)
-            cached = self.__dict__["_code_version"] = h.hexdigest()
+            from importlib.metadata import version
+
+            text = f"{Suite.code_version(self)} inspect_ai {version('inspect_ai')}"
+            cached = self.__dict__["_scorers_version"] = hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
         return cached
 
 
-def _code_file(fn: Any) -> str | None:
-    """The file a scorer's code is in (through Inspect's and functools' wrappers)."""
+def _code_of(fn: Any) -> ModuleType | Path | None:
+    """The module a scorer's code is in (through Inspect's and functools' wrappers), or the
+    path of its file when that module was loaded by hand and is not importable by name."""
     seen = 0
     while hasattr(fn, "__wrapped__") and seen < 20:
         fn, seen = fn.__wrapped__, seen + 1
     code = getattr(fn, "__code__", None) or getattr(getattr(fn, "__call__", None), "__code__", None)
-    return code.co_filename if code is not None else None
+    if code is None or not Path(code.co_filename).is_file():
+        return None
+    name = (getattr(fn, "__globals__", None) or {}).get("__name__")
+    module = sys.modules.get(name) if isinstance(name, str) else None
+    if module is not None and getattr(module, "__file__", None) == code.co_filename:
+        return module
+    return Path(code.co_filename)
 
 
 def load(spec: str, name: str, root: str | None = None) -> InspectScorerSuite:

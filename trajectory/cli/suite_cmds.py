@@ -1,4 +1,4 @@
-"""Suite commands: register a folder of tasks with the store, list suites."""
+"""Suite commands: register a folder of tasks (or Inspect scorers) with the store, list suites."""
 
 from __future__ import annotations
 
@@ -7,10 +7,8 @@ from typing import Annotated
 
 import typer
 
-import suites as suite_pkg
-from trajectory.errors import JudgeError, NotFound
-from trajectory.judging import SuiteResolver, register_suite
-from trajectory.store import Store
+from trajectory.errors import NotFound
+from trajectory.judging.resolve import add_scorers, add_suite, is_scorer_spec, list_suites
 
 from .common import JsonOpt, StoreOpt, echo_json, handle_errors, open_store
 
@@ -25,55 +23,28 @@ def register(app: typer.Typer) -> None:
 @handle_errors
 def add(
     name: Annotated[str, typer.Argument(help="Suite name runs use in run_started.suite.")],
-    path: Annotated[Path, typer.Argument(help="The suite folder, or Inspect scorers as module:function or file.py:function.")],
+    path: Annotated[Path, typer.Argument(
+        help="The suite folder, or Inspect scorers as module:function or path/to/file.py:function.")],
     store: StoreOpt = None,
 ) -> None:
     """Register a suite folder (or Inspect scorers) with the store, so that later judging finds it."""
-    if not path.is_dir() and ":" in str(path):
-        add_inspect_scorers(open_store(store), name, str(path))
+    if is_scorer_spec(path):
+        scorers = add_scorers(open_store(store), name, str(path))
+        typer.echo(f"registered suite {name} -> Inspect scorers {path} ({', '.join(scorers.scorer_names)})")
         return
-    if not path.is_dir():
-        raise NotFound(f"{path}: no such folder")
-    s = open_store(store)
-    try:
-        suite = suite_pkg.load_folder(path)
-    except Exception as exc:  # noqa: BLE001 - the folder's own code failed: say so in one line
-        raise JudgeError(f"{path}: cannot load the suite: {type(exc).__name__}: {exc}") from exc
-    problems = list(getattr(suite, "problems", []) or [])
+    suite, problems = add_suite(open_store(store), name, path)
     for p in problems:
         typer.echo(f"warning: {p}", err=True)
-    register_suite(s, name, path)
     n = len(suite.task_ids())
     typer.echo(f"registered suite {name} -> {path.absolute()} ({n} tasks"
                + (f", {len(problems)} problems left out" if problems else "") + ")")
-
-
-def add_inspect_scorers(s: Store, name: str, spec: str) -> None:
-    """``traj suite add NAME module:function``: Inspect scorers judge the suite's runs."""
-    import os
-
-    root = os.getcwd()  # module names resolve from here, also when judging from elsewhere
-    try:
-        suite = suite_pkg.load_registered(name, {"scorers": spec, "root": root})
-    except Exception as exc:  # noqa: BLE001 - the scorers' own code failed: say so in one line
-        raise JudgeError(f"{spec}: cannot load the scorers: {type(exc).__name__}: {exc}") from exc
-    register_suite(s, name, spec, data={"path": spec, "scorers": spec, "root": root})
-    names = ", ".join(getattr(suite, "scorer_names", []))
-    typer.echo(f"registered suite {name} -> Inspect scorers {spec} ({names})")
 
 
 @suite_app.command("list")
 @handle_errors
 def list_(json_: JsonOpt = False, store: StoreOpt = None) -> None:
     """Suites known to this store: registered folders first, then the bundled ones."""
-    s = open_store(store)
-    resolver = SuiteResolver(s)
-    rows = []
-    for name, reg in resolver.registered().items():
-        rows.append({"name": name, "source": reg["path"], "registered_at": reg["at"]})
-    for name, suite in resolver.builtin().items():
-        if name not in resolver.registered():
-            rows.append({"name": name, "source": f"bundled ({type(suite).__module__})", "registered_at": None})
+    rows = list_suites(open_store(store))
     if json_:
         echo_json(rows)
         return
