@@ -16,6 +16,7 @@ from trajectory.errors import NotFound, SchemaError, StoreError, TrajError
 from trajectory.ingest import DEFAULT_LIMITS, Limits, ingest_bytes
 from trajectory.judging import SuiteResolver, load_events, load_state
 from trajectory.query import Views, format_table, record_holdout_view
+from trajectory.query_limits import MAX_ROWS, MEMORY, TIMEOUT, QueryLimits, human_size
 from trajectory.recorder import open_journals, recover
 from trajectory.store import FORMAT_FILE, STORE_FORMAT, TABLES, Store
 
@@ -129,11 +130,21 @@ def register(app: typer.Typer) -> None:
         format: Annotated[str, typer.Option("--format", help="table, csv, json or jsonl.")] = "table",
         split: SplitOpt = "tune",
         version: Annotated[int | None, typer.Option(help="Read the events table as of this version.")] = None,
+        timeout: Annotated[
+            float, typer.Option(help=f"Stop the query after this many seconds (at most {TIMEOUT.high:g}).")
+        ] = TIMEOUT.default,
+        max_rows: Annotated[
+            int, typer.Option(help=f"Refuse a result with more rows (at most {int(MAX_ROWS.high):,}).")
+        ] = int(MAX_ROWS.default),
+        max_memory: Annotated[
+            str, typer.Option(help=f"Memory the query may use, e.g. 512MiB (at most {human_size(MEMORY.high)}).")
+        ] = human_size(MEMORY.default).replace(" ", ""),
         store: StoreOpt = None,
     ) -> None:
-        """Answer SQL over the store, read-only and sandboxed."""
+        """Answer SQL over the store, read-only and sandboxed, within time, row and memory limits."""
         s = open_store(store)
-        with Views(s, split=split, version=version) as views:
+        limits = QueryLimits.checked(timeout, max_rows, max_memory)
+        with Views(s, split=split, version=version, limits=limits) as views:
             table = views.user_query(sql)
         if split == "holdout":
             record_holdout_view(s, "query", {"sql": sql})
