@@ -228,11 +228,21 @@ def register(app: typer.Typer) -> None:
         results = recover(s)
         if not results:
             typer.echo("no journals to recover")
+        rejected = 0
         for path, report in results:
             if report is None:
                 typer.echo(f"{path.name}: writer still alive, left alone")
+            elif report.rejected is not None:
+                rejected += 1
+                typer.echo(
+                    f"{path.name}: not sealed whole: {report.rejected}; {report.new} new events sealed; "
+                    f"the journal is kept at {report.kept_at}",
+                    err=True,
+                )
             else:
                 typer.echo(f"{path.name}: sealed, {report.new} new events, {report.present} already present")
+        if rejected:
+            raise typer.Exit(1)
 
     @app.command()
     @handle_errors
