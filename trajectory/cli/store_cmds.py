@@ -19,6 +19,7 @@ from trajectory.query import Views, format_table, record_holdout_view
 from trajectory.query_limits import MAX_ROWS, MEMORY, TIMEOUT, QueryLimits, human_size
 from trajectory.recorder import open_journals, recover
 from trajectory.store import FORMAT_FILE, STORE_FORMAT, TABLES, Store
+from trajectory.trust import trust_file_judgements
 
 from .common import JsonOpt, StoreOpt, echo_json, handle_errors, open_store
 
@@ -28,7 +29,9 @@ SplitOpt = Annotated[
 ]
 
 
-def ingest_files(store: Store, files: list[str], limits: Limits = DEFAULT_LIMITS) -> tuple[int, int, int, int, bool]:
+def ingest_files(
+    store: Store, files: list[str], limits: Limits = DEFAULT_LIMITS, trust_judgements: bool = False
+) -> tuple[int, int, int, int, bool]:
     resolver = SuiteResolver(store)
     total = [0, 0, 0, 0]
     failed = False
@@ -42,6 +45,9 @@ def ingest_files(store: Store, files: list[str], limits: Limits = DEFAULT_LIMITS
                     raise SchemaError(f"{name}: no such file")
                 data, source = path.read_bytes(), name
             report = ingest_bytes(store, data, source, limits, split_of=resolver.split_of)
+            if trust_judgements:
+                n = trust_file_judgements(store, data, source)
+                typer.echo(f"{source}: {n} judgement runs newly trusted")
         except TrajError as exc:
             typer.echo(f"error: {exc}", err=True)
             typer.echo(f"{name}: refused, nothing written", err=True)
@@ -65,11 +71,15 @@ def register(app: typer.Typer) -> None:
         max_line_bytes: Annotated[int, typer.Option(min=1, help="Longest accepted line.")] = DEFAULT_LIMITS.max_line_bytes,
         max_depth: Annotated[int, typer.Option(min=1, help="Deepest accepted JSON nesting.")] = DEFAULT_LIMITS.max_depth,
         max_events_per_run: Annotated[int, typer.Option(min=1, help="Most events accepted in one run.")] = DEFAULT_LIMITS.max_events_per_run,
+        trust_judgements: Annotated[
+            bool,
+            typer.Option(help="Let the LLM judgement runs in these files count (e.g. exported from a store you trust)."),
+        ] = False,
     ) -> None:
         """Append events; each file is one batch, written entirely or not at all."""
         s = open_store(store)
         limits = Limits(max_line_bytes, max_depth, max_events_per_run)
-        runs, events, new, present, failed = ingest_files(s, files, limits)
+        runs, events, new, present, failed = ingest_files(s, files, limits, trust_judgements)
         if len(files) > 1:
             typer.echo(f"total: {runs} runs, {events} events read: {new} new, {present} already present")
         if failed:
