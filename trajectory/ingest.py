@@ -25,6 +25,7 @@ import pyarrow.json as pajson
 
 from . import events as ev
 from .errors import ConflictError, LimitError, SchemaError
+from .jsonkeys import duplicate_key
 from .store import EVENTS_SCHEMA, Store, now_utc
 
 MAX_REPORTED = 20  # problems listed per refused batch; more are counted, not listed
@@ -206,8 +207,11 @@ def parse(data: bytes, source: str, limits: Limits = DEFAULT_LIMITS) -> list[Par
                 problem = "$: nesting too deep to decode"
             else:
                 body = canonical(event)
-                out.append(Parsed(lineno, event, body, digest(body)))
-                continue
+                dup = duplicate_key(raw, body)
+                if dup is None:
+                    out.append(Parsed(lineno, event, body, digest(body)))
+                    continue
+                problem = f"{dup[0]}: key {_short(dup[1])} given twice in one object"
         n_problems += 1
         if len(problems) < MAX_REPORTED:
             where = "" if len(raw) > limits.max_line_bytes else _where(raw)
