@@ -22,6 +22,7 @@ import pyarrow as pa
 from .errors import QueryError
 from .query_limits import QueryLimits, apply_memory_limit, run_limited
 from .store import TABLES, Store, now_utc
+from .termsafe import json_safe, term_safe
 
 SPLITS = ("tune", "holdout")
 
@@ -296,9 +297,9 @@ def format_table(table: pa.Table, fmt: str = "table") -> str:
     rows = table.to_pylist()
     names = table.column_names
     if fmt == "json":
-        return json.dumps(rows, ensure_ascii=False, default=_json_default)
+        return json_safe(json.dumps(rows, ensure_ascii=False, default=_json_default))
     if fmt == "jsonl":
-        return "\n".join(json.dumps(r, ensure_ascii=False, default=_json_default) for r in rows)
+        return json_safe("\n".join(json.dumps(r, ensure_ascii=False, default=_json_default) for r in rows))
     if fmt == "csv":
         import csv
         import io
@@ -341,7 +342,7 @@ def _cell(value: Any) -> str:
         text = value.isoformat()
     else:
         text = str(value)
-    text = text.replace("\n", " ")
+    text = term_safe(text.replace("\n", " "))
     return text if len(text) <= 80 else text[:77] + "..."
 
 

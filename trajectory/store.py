@@ -26,6 +26,7 @@ import pyarrow.compute as pc
 import pyarrow.dataset as pads
 from deltalake import DeltaTable, write_deltalake
 
+from .diskfault import held_native_stderr
 from .errors import StoreError
 from .location import Location, fsync_path
 
@@ -296,12 +297,13 @@ class Store:
         else:
             data = pa.RecordBatchReader.from_batches(schema, _cast_batches(data, schema))
         self.init()
-        write_deltalake(
-            self.table_uri(name),
-            data,
-            mode="append",
-            storage_options=self.loc.storage_options,
-        )
+        with held_native_stderr():  # a panic report on a full disk: the CLI says it in one line
+            write_deltalake(
+                self.table_uri(name),
+                data,
+                mode="append",
+                storage_options=self.loc.storage_options,
+            )
         version = self.version(name)
         assert version is not None
         self._sync_commit(name, version)
@@ -331,7 +333,8 @@ class Store:
             if dt is None:
                 return {"table": name, "files_before": 0, "files_after": 0}
             before = len(dt.file_uris())
-            metrics = dt.optimize.compact()
+            with held_native_stderr():
+                metrics = dt.optimize.compact()
             dt = self.delta(name)
             assert dt is not None
             version = dt.version()

@@ -16,6 +16,7 @@ from trajectory.judging import (
     render_diff,
 )
 from trajectory.query import format_table
+from trajectory.termsafe import term_safe
 
 from .common import JsonOpt, StoreOpt, command_line, echo_json, handle_errors, open_store
 
@@ -110,7 +111,7 @@ def register(app: typer.Typer) -> None:
             return
         typer.echo(result.summary())
         if dry_run:
-            typer.echo(render_diff(dry_run_diff(s, result)))
+            typer.echo(term_safe(render_diff(dry_run_diff(s, result))))
 
     @app.command()
     @handle_errors
@@ -126,7 +127,7 @@ def register(app: typer.Typer) -> None:
         if json_:
             echo_json(d.to_json())
         else:
-            typer.echo(render_diff(d))
+            typer.echo(term_safe(render_diff(d)))
 
     @app.command("passes")
     @handle_errors

@@ -19,6 +19,7 @@ from trajectory.query import Views, format_table, record_holdout_view
 from trajectory.query_limits import MAX_ROWS, MEMORY, TIMEOUT, QueryLimits, human_size
 from trajectory.recorder import open_journals, recover
 from trajectory.store import FORMAT_FILE, STORE_FORMAT, TABLES, Store
+from trajectory.termsafe import term_safe
 from trajectory.trust import trust_file_judgements
 
 from .common import JsonOpt, StoreOpt, echo_json, handle_errors, open_store
@@ -158,7 +159,8 @@ def register(app: typer.Typer) -> None:
             table = views.user_query(sql)
         if split == "holdout":
             record_holdout_view(s, "query", {"sql": sql})
-        typer.echo(format_table(table, format))
+        text = format_table(table, format)
+        typer.echo(term_safe(text) if format == "csv" and sys.stdout.isatty() else text)
 
     @app.command()
     @handle_errors
@@ -205,20 +207,20 @@ def register(app: typer.Typer) -> None:
             echo_json(view(state))
             return
         events = [e for e in load_events(s, [run_id])[run_id] if at is None or e.seq <= at]
-        typer.echo(f"run {state.run_id}  suite {state.suite}  task {state.task}  mode {state.mode}")
+        _echo(f"run {state.run_id}  suite {state.suite}  task {state.task}  mode {state.mode}")
         if state.batch or state.agent_name:
-            typer.echo(f"batch {state.batch}  agent {state.agent_name} ({state.agent_model})")
-        typer.echo("timeline:")
+            _echo(f"batch {state.batch}  agent {state.agent_name} ({state.agent_model})")
+        _echo("timeline:")
         for e in events:
-            typer.echo(f"  {e.seq:>4}  {e.ts.isoformat()}  {_summary(e)}")
-        typer.echo(f"state at seq {state.seq}:")
+            _echo(f"  {e.seq:>4}  {e.ts.isoformat()}  {_summary(e)}")
+        _echo(f"state at seq {state.seq}:")
         v = view(state)
         route = v["route"]
-        typer.echo(f"  route: {route['app']}{route['path'] or ''}" if route else "  route: (none)")
-        typer.echo(f"  sheet: {json.dumps(v['sheet']['answers'], ensure_ascii=False)} submitted={v['sheet']['submitted']}")
-        typer.echo(f"  answer: {v['answer']!r}" if v["answer"] is not None else "  answer: (none)")
-        typer.echo(f"  screens: {len(v['screens'])}, steps: {v['steps']}, state changes: {state.state_changes}")
-        typer.echo(f"  outcome: {v['outcome'] or '(open)'}")
+        _echo(f"  route: {route['app']}{route['path'] or ''}" if route else "  route: (none)")
+        _echo(f"  sheet: {json.dumps(v['sheet']['answers'], ensure_ascii=False)} submitted={v['sheet']['submitted']}")
+        _echo(f"  answer: {v['answer']!r}" if v["answer"] is not None else "  answer: (none)")
+        _echo(f"  screens: {len(v['screens'])}, steps: {v['steps']}, state changes: {state.state_changes}")
+        _echo(f"  outcome: {v['outcome'] or '(open)'}")
 
     @app.command()
     @handle_errors
@@ -292,6 +294,11 @@ def register(app: typer.Typer) -> None:
         journals = open_journals(s)
         if journals:
             typer.echo(f"  journals: {len(journals)} open (live recorders or dead ones: `traj recover`)")
+
+
+def _echo(line: str) -> None:
+    """A line of stored text for a person: control sequences in it shown, not obeyed."""
+    typer.echo(term_safe(line))
 
 
 def _summary(e: ev.Event) -> str:
