@@ -82,8 +82,12 @@ def held_native_stderr() -> Iterator[None]:
         sys.stderr.flush()
     except (OSError, ValueError):
         pass
+    try:
+        saved = os.dup(2)
+    except OSError:  # no stderr at all (a daemon): nothing to hold
+        yield
+        return
     read_end, write_end = os.pipe()
-    saved = os.dup(2)
     chunks: list[bytes] = []
 
     def drain() -> None:
