@@ -2,13 +2,14 @@
 object is an error"), but JSON decoders, msgspec's included, keep the last one silently, so a
 second ``run_id`` would redirect an event to another run.
 
-The check leans on the canonical encoding of the decoded event, which has no more keys than the
-line has distinct keys (it drops only fields left at their default). So when the line has no
-more keys than its canonical encoding, no key can be there twice. Most lines settle that with a
-few byte counts: the line's colons (at least its keys) against the canonical encoding's key
-closings ``":`` less every place where ``":`` may be something else (at most its keys). Only
-lines where those differ (colons inside strings, explicit defaults, a duplicate) are looked at
-closer, and only a line that really has a duplicate is scanned token by token to name it.
+The check leans on the stored encoding of the decoded event (``events.stored``), which has no
+more keys than the line has distinct keys (it leaves out only fields not given or left at their
+default). So when the line has no more keys than that encoding, no key can be there twice. Most
+lines settle that with a few byte counts: the line's colons (at least its keys) against the
+encoding's key closings ``":`` less every place where ``":`` may be something else (at most
+its keys). Only lines where those differ (colons inside strings, explicit defaults, a duplicate)
+are looked at closer, and only a line that really has a duplicate is scanned token by token to
+name it.
 """
 
 from __future__ import annotations
@@ -32,13 +33,14 @@ def key_count(line: bytes) -> int:
     return b"".join(line.split(b'"')[0::2]).count(b":")
 
 
-def duplicate_key(raw: bytes, canonical: bytes) -> tuple[str, str] | None:
+def duplicate_key(raw: bytes, encoded: bytes) -> tuple[str, str] | None:
     """(JSON path of the object, key) of the first key given twice in one object, or None.
-    ``raw`` is a valid JSON line and ``canonical`` the canonical encoding of what it decoded to."""
-    if _same_colons(raw, canonical):
+    ``raw`` is a valid JSON line and ``encoded`` the stored (or canonical) encoding of what it
+    decoded to: either has no key the line does not have."""
+    if _same_colons(raw, encoded):
         return None
     n = key_count(raw)
-    if n == key_count(canonical):
+    if n == key_count(encoded):
         return None
     # Explicit defaults also make the counts differ: compare with the line decoded as plain
     # JSON, where a duplicate has collapsed into one key.
@@ -47,20 +49,20 @@ def duplicate_key(raw: bytes, canonical: bytes) -> tuple[str, str] | None:
     return _find(raw)
 
 
-def _same_colons(raw: bytes, canonical: bytes) -> bool:
-    """True when the line's colons, keys and string colons alike, are as many as the canonical
+def _same_colons(raw: bytes, encoded: bytes) -> bool:
+    """True when the line's colons, keys and string colons alike, are as many as the stored
     encoding's, ``ts`` aside: then no key was dropped, so none was given twice.
 
     Sound because every other difference only adds to the line's side: a dropped key (a
     duplicate or an explicit default) takes its colon and the colons of its value with it.
     The exceptions are excluded: a colon written as an escape (``\\u003a``: one byte fewer in
-    the line), and ``ts``, which the canonical form writes as a string with exactly two colons
-    while the line has k (0 for epoch milliseconds). So, with d = canonical colons - line
+    the line), and ``ts``, which the encoding writes as a string with exactly two colons
+    while the line has k (0 for epoch milliseconds). So, with d = encoded colons - line
     colons, what was dropped is 2 - k - d colons, and a duplicate is ruled out when that is 0.
     """
     if b"\\u003" in raw:
         return False
-    d = canonical.count(b":") - raw.count(b":")
+    d = encoded.count(b":") - raw.count(b":")
     if d == 2:
         return True  # k >= 0 and dropped >= 0 leave k = 0, dropped = 0
     if d > 2 or raw.count(b'"ts"') != 1:

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .ingest import parse
+from .ingest import DEFAULT_LIMITS, Limits, parse
 from .store import Store, now_utc
 
 TRUSTED = "trusted_judgements"  # meta kind; key = the judgement run's id
@@ -63,12 +63,13 @@ def trust_runs(store: Store, run_ids: Sequence[str], *, by: str, via: str) -> in
     return len(new)
 
 
-def trust_file_judgements(store: Store, data: bytes, source: str) -> int:
+def trust_file_judgements(store: Store, data: bytes, source: str, limits: Limits = DEFAULT_LIMITS) -> int:
     """``traj ingest --trust-judgements``: a person vouches for the judgement runs of a file
-    (already ingested). Only runs of the judgement suite are registered."""
+    (already ingested, within ``limits``). Only runs of the judgement suite are registered."""
     from .judging import JUDGEMENT_SUITE  # judging reads this module: imported when used
 
-    runs = {p.event.run_id for p in parse(data, source) if type(p.event).__struct_config__.tag == "judgement_recorded"}
+    parsed = parse(data, source, limits)
+    runs = {p.event.run_id for p in parsed if type(p.event).__struct_config__.tag == "judgement_recorded"}
     if not runs:
         return 0
     table = store.read("events", columns=["run_id", "suite"], filter=pc.field("run_id").isin(sorted(runs)))
