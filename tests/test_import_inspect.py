@@ -30,6 +30,7 @@ from trajectory.cli.main import app  # noqa: E402
 from trajectory.judging import current_rows, passes, recorded_judgements  # noqa: E402
 from trajectory.query import Views  # noqa: E402
 from trajectory.store import Store  # noqa: E402
+from trajectory.trust import trusted_runs  # noqa: E402
 
 runner = CliRunner()
 RUN = "inspect:capitals:{sid}:{epoch}:u{minute:03d}{sidu}e{epoch}"
@@ -173,6 +174,17 @@ def test_grader_calls_are_recorded_judgements(imported) -> None:
         n = views.con.execute("SELECT count(*) FROM events WHERE suite = 'capitals' AND action = 'model' "
                               "AND json_extract_string(data, '$.args.model') = 'mockllm/grader'").fetchone()[0]
     assert n == 0
+    # the import vouched for the answers it wrote (an ingested judgement run does not count)
+    trusted = trusted_runs(Store(imported))
+    assert len(trusted) == 1 and next(iter(trusted)).startswith("judgements:")
+
+
+def test_judgement_runs_exported_and_ingested_elsewhere_do_not_count(imported, tmp_path) -> None:
+    out = tmp_path / "events.jsonl"
+    assert traj("export", "events", "--store", imported, "--out", out).exit_code == 0
+    other = tmp_path / "other"
+    assert traj("ingest", out, "--store", other).exit_code == 0
+    assert recorded_judgements(Store(other)) == ()
 
 
 def test_reimport_adds_nothing(logs, imported) -> None:

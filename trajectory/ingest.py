@@ -25,6 +25,7 @@ import pyarrow.json as pajson
 
 from . import events as ev
 from .errors import ConflictError, LimitError, SchemaError, TrajError
+from .jsonkeys import duplicate_key
 from .store import Store, now_utc
 from .tables import ARROW_TYPES, EVENTS_SCHEMA, TS, events_schema
 
@@ -61,6 +62,7 @@ class IngestReport:
     new_runs: int = 0
     version: int | None = None
     commit_id: str | None = None
+    trusted: int | None = None  # judgement runs newly trusted (``--trust-judgements`` only)
 
     def line(self) -> str:
         return (
@@ -201,8 +203,11 @@ def parse(data: bytes, source: str, limits: Limits = DEFAULT_LIMITS) -> list[Par
                 problem = "$: nesting too deep to decode"
             else:
                 body, same = encode(event)
-                out.append(Parsed(lineno, event, body, digest(same)))
-                continue
+                dup = duplicate_key(raw, body)
+                if dup is None:
+                    out.append(Parsed(lineno, event, body, digest(same)))
+                    continue
+                problem = f"{dup[0]}: key {_short(dup[1])} given twice in one object"
         n_problems += 1
         if len(problems) < MAX_REPORTED:
             where = "" if len(raw) > limits.max_line_bytes else _where(raw)
@@ -558,9 +563,11 @@ def ingest_files(
     names: Sequence[str],
     limits: Limits = DEFAULT_LIMITS,
     split_of: SplitResolver | None = None,
+    trust_judgements: bool = False,
 ) -> Iterator[tuple[str, IngestReport | TrajError]]:
     """Ingest files (``-`` is standard input), each its own batch; a refused one does not stop
-    the others: each yields its report or the error that refused it."""
+    the others: each yields its report or the error that refused it. ``trust_judgements``: a
+    person vouches for the LLM judgement runs of the files (see trajectory/trust.py)."""
     import sys
     from pathlib import Path
 
@@ -573,7 +580,12 @@ def ingest_files(
                 if not path.is_file():
                     raise SchemaError(f"{name}: no such file")
                 data, source = path.read_bytes(), name
-            yield name, ingest_bytes(store, data, source, limits, split_of)
+            report = ingest_bytes(store, data, source, limits, split_of)
+            if trust_judgements:
+                from .trust import trust_file_judgements  # trust reads this module's parser
+
+                report.trusted = trust_file_judgements(store, data, source, limits)
+            yield name, report
         except TrajError as exc:
             yield name, exc
 

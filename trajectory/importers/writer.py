@@ -2,8 +2,9 @@
 
 The one module of the importers that does I/O. Per input (one Inspect log, or the OTLP files
 of one command), everything is one all-or-nothing ingest batch: the runs, plus one judgement
-run (suite ``traj.judgements``) holding the grader answers not recorded before. A bad input
-gives ``FILE: sample S: message`` and writes nothing of it; the other inputs go on.
+run (suite ``traj.judgements``) holding the grader answers not recorded before, registered as
+trusted once written (the person named the log, as with ``traj ingest --trust-judgements``). A
+bad input gives ``FILE: sample S: message`` and writes nothing of it; the other inputs go on.
 
 Runs already finished in the store are not sent again: a sample's run is identified by its
 attempt (Inspect's sample uuid, the trace id), so re-importing a log adds nothing and a log that
@@ -34,6 +35,7 @@ from ..ingest import Parsed, ingest_events, parse
 from ..judging import JUDGEMENT_SUITE, PassResult, SuiteResolver, new_pass_id, recorded_judgements, verdict_row, write_pass
 from ..query import Views
 from ..store import Store, now_utc
+from ..trust import trust_runs
 
 CHUNK = 200  # samples read from an .eval log at once (bounded memory, one zip directory read)
 
@@ -191,7 +193,7 @@ def _new_answers(store: Store, answers: list[RecordedAnswer], known: set[tuple[s
 
 
 def _write_source(store: Store, src: Source, known_answers: set[tuple[str, str, str, str]],
-                  split_of: Callable[[str, str], str | None]) -> SourceReport:
+                  split_of: Callable[[str, str], str | None], *, importer: str, by: str | None) -> SourceReport:
     report = SourceReport(src.name, runs=len(src.runs), events=sum(len(r.events) for r in src.runs),
                           open_traces=len(src.open_traces))
     seen: dict[str, str] = {}
@@ -206,10 +208,15 @@ def _write_source(store: Store, src: Source, known_answers: set[tuple[str, str, 
         if r.run_id not in done:
             parsed.extend(_parse_run(src.name, r))
     fresh = _new_answers(store, src.answers, set(known_answers))
-    if fresh:
-        label = MappedRun("", "grader answers", _answers_run(src, fresh), None)
-        parsed.extend(_parse_run(src.name, label))
+    answers = _answers_run(src, fresh) if fresh else []
+    if answers:
+        parsed.extend(_parse_run(src.name, MappedRun("", "grader answers", answers, None)))
     result = ingest_events(store, parsed, src.name, split_of=split_of)
+    if answers:
+        # The import wrote these answers from the log the person named, as `traj judge --llm`
+        # writes the ones it asks: only now do they count (trajectory/trust.py). A crash before
+        # this line leaves them ingested but not counted; importing again registers them.
+        trust_runs(store, [answers[0]["run_id"]], by=by or "traj import", via=f"traj import {importer} {src.name}")
     known_answers |= {_ident(a.judge, a.model, a.key, a.output) for a in fresh}
     report.new_events = result.new
     report.new_runs = result.new_runs - (1 if fresh else 0)
@@ -260,7 +267,7 @@ def import_sources(
             reports.append(SourceReport(src.name, error=src.error))
             continue
         try:
-            reports.append(_write_source(store, src, known, resolver.split_of))
+            reports.append(_write_source(store, src, known, resolver.split_of, importer=importer, by=by))
         except TrajError as exc:
             reports.append(SourceReport(src.name, error=str(exc)))
             continue
