@@ -42,6 +42,9 @@ __all__ = [
     "match_repeatable",
     "match_time",
     "match_value",
+    "bipartite_complete",
+    "expected_times",
+    "time_close",
     "normalize_text",
     "parse_dates",
     "parse_duration_minutes",
@@ -279,7 +282,7 @@ def parse_times(text: str) -> list[tuple[int, int]]:
     return found
 
 
-def _expected_times(expected: Any) -> list[tuple[int, int]]:
+def expected_times(expected: Any) -> list[tuple[int, int]]:
     if isinstance(expected, dt.time):
         return [(expected.hour, expected.minute)]
     if isinstance(expected, tuple) and len(expected) == 2:
@@ -292,7 +295,7 @@ def _expected_times(expected: Any) -> list[tuple[int, int]]:
     return []
 
 
-def _time_close(want: list[tuple[int, int]], got: tuple[tuple[int, int], ...], tol: float) -> bool:
+def time_close(want: list[tuple[int, int]], got: tuple[tuple[int, int], ...], tol: float) -> bool:
     for eh, em in want:
         for ah, am in got:
             diff = abs((eh * 60 + em) - (ah * 60 + am)) % 1440
@@ -312,10 +315,10 @@ def match_time(expected: Any, actual: Any, tolerance_minutes: int = 5) -> bool:
     tol = _as_float(tolerance_minutes)
     if text is None or tol is None:
         return False
-    want = _expected_times(expected)
+    want = expected_times(expected)
     if not want:
         return False
-    return any(_time_close(want, t.value, tol) for t in scan(text).of("time") if not t.hedged)
+    return any(time_close(want, t.value, tol) for t in scan(text).of("time") if not t.hedged)
 
 
 # -- durations ---------------------------------------------------------------------------------
@@ -459,8 +462,8 @@ def match_field(matcher: str, expected: Any, actual: Any, os_state: Any = None) 
     s = scan(text)
     if matcher == "time":
         tokens = [t for t in s.tokens if t.kind == "time"]
-        want = _expected_times(expected)
-        return bool(want) and _one_value(tokens) and all(_time_close(want, t.value, 5) for t in tokens)
+        want = expected_times(expected)
+        return bool(want) and _one_value(tokens) and all(time_close(want, t.value, 5) for t in tokens)
     if re.fullmatch(r"\d+", s.text):
         return int(s.text) in _expected_minutes(expected)
     tokens = [t for t in s.tokens if t.kind == "duration"]
@@ -468,7 +471,7 @@ def match_field(matcher: str, expected: Any, actual: Any, os_state: Any = None) 
     return _one_value(tokens) and all(t.value in want_minutes for t in tokens)
 
 
-def _bipartite_complete(n: int, fits) -> bool:
+def bipartite_complete(n: int, fits: Any) -> bool:
     """Every expected item gets its own actual item (Kuhn's augmenting paths; lists are short)."""
     owner: list[int | None] = [None] * n
 
@@ -515,4 +518,4 @@ def match_repeatable(
         return Counter(map(fold, wants)) == Counter(map(fold, texts))
     n = len(expected_list)
     table = [[match_field(matcher, expected_list[e], actual_list[a], os_state) for a in range(n)] for e in range(n)]
-    return _bipartite_complete(n, lambda e, a: table[e][a])
+    return bipartite_complete(n, lambda e, a: table[e][a])

@@ -113,7 +113,8 @@ _DENIAL_RE = re.compile("|".join(L.CN_DENIALS))
 _RETRACTIONS = frozenset(w.lower() for w in L.RETRACTIONS)
 # Quoted names: “…”, "…", 「…」, 『…』, 《…》.
 QUOTE_RE = re.compile(r"“([^“”]*)”|\"([^\"]*)\"|「([^「」]*)」|『([^『』]*)』|《([^《》]*)》")
-_COPULAS = frozenset({"不是", "并不是", "并非", "绝非", "非"})
+# Only these make a modifier (不下雨的日子, 没下雨的那天); 没有会下雨的迹象 and 不是《…的…》 deny.
+_MODIFIER_NEGATORS = frozenset({"不", "未", "无", "没"})
 _EDGE = " ,.;:!?()[]\"'“”‘’、，。；：！？…-~"
 
 
@@ -127,9 +128,8 @@ def _denies(clause: str) -> bool:
     t = _mask(_mask(_mask(_mask(clause, QUOTE_RE), _NOT_NEG_RE), _BOUND_RE), _A_NOT_A_RE)
     for m in _CN_NEG_RE.finditer(t):
         rest = t[m.end() : m.end() + 7]
-        # 不下雨的日子: a negated modifier before 的 and a noun describes the noun. The copula
-        # always denies: 不是《肖申克的救赎》 is no modifier.
-        if m.group(0) not in _COPULAS and re.match(r"[\u4e00-\u9fff]{0,4}的(?=[\u4e00-\u9fff])", rest):
+        # 不下雨的日子: a negated modifier before 的 and a noun describes the noun.
+        if m.group(0) in _MODIFIER_NEGATORS and re.match(r"[\u4e00-\u9fff]{0,4}的(?=[\u4e00-\u9fff])", rest):
             continue
         return True
     if _DENIAL_RE.search(t):
@@ -192,7 +192,10 @@ _EN_APPROX_BEFORE = re.compile(
     + r")\s*$|[~≈]\s*$",
     re.IGNORECASE,
 )
-_CN_APPROX_BEFORE = tuple(sorted(L.APPROX_BEFORE_CN, key=len, reverse=True))
+# 大概能睡7.5小时, 大约需要50分钟: the approximation word may stand a few characters before.
+_CN_APPROX_BEFORE = re.compile(
+    "(?:" + "|".join(sorted(L.APPROX_BEFORE_CN, key=len, reverse=True)) + r")[^\d,.;:!?()]{0,4}$"
+)
 _HEDGE_RE = re.compile(
     r"^[^。;!?\n\d]*?(?:" + "|".join(re.escape(w) for w in L.HEDGE_WORDS if w.isascii() is False)
     + r"|(?<![a-z])or(?![a-z]))[^。;!?\n\d]*$",
@@ -256,8 +259,8 @@ def _numbers(text: str, blocked: list[tuple[int, int]]) -> list[Token]:
 
 
 def _approximate(text: str, t: Token, clause: Clause) -> bool:
-    before = text[max(clause.start, t.start - 8) : t.start].rstrip()
-    if before.endswith(_CN_APPROX_BEFORE) or _EN_APPROX_BEFORE.search(before):
+    before = text[max(clause.start, t.start - 12) : t.start].rstrip()
+    if _CN_APPROX_BEFORE.search(before) or _EN_APPROX_BEFORE.search(before):
         return True
     after = text[t.end : t.end + 4]
     if t.kind == "number" and after.startswith(L.APPROX_AFTER_DIGITS):

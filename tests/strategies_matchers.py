@@ -204,7 +204,7 @@ def duration_renderings(total: int, whole_text: bool = False) -> list[str]:
     return out
 
 
-DURATION_SENTENCES = ["{}", "全程用时{}", "大约需要{}。", "It takes {} in total."]
+DURATION_SENTENCES = ["{}", "全程用时{}", "需要{}。", "It takes {} in total."]
 duration_minutes = st.integers(0, 2000)
 
 

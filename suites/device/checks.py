@@ -34,8 +34,10 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from judges import dates as D
 from judges.base import Check
-from judges.matchers import match_value, normalize_text
+from judges.matchers import match_value, phrase_hits
+from judges.tokens import QUOTE_RE, fold, scan
 from replay.state import RunState
 
 from . import capabilities as caps
@@ -147,19 +149,11 @@ def answer_contains(check: AnswerContains, state: RunState, name: str = "answer_
 
 # -- answer_grounded ----------------------------------------------------------------------------------
 
-_QUOTE_RE = re.compile(r"“([^“”]*)”|\"([^\"]*)\"|「([^「」]*)」|『([^『』]*)』|《([^《》]*)》")
-_TIME_RE = re.compile(
-    r"(?<![\d.:])(?P<h>\d{1,2}):(?P<m>\d{2})(?::\d{2})?(?![\d:])"
-    r"|(?<![\d.])(?P<h2>\d{1,2})点(?:(?P<m2>\d{1,2})分?|(?P<half>半)|整|钟)?(?![\d.])"
+_LIST_MARKER_RE = re.compile(
+    r"(?:^|(?<=[\s:;,。;、]))[(]?\d{1,2}(?:[、)]|\.(?!\d))(?=\s*[^\s\d.,;:。、)%])"
 )
-_LIST_MARKER_RE = re.compile(r"(?:^|(?<=[\s:;,，。；、]))[(（]?\d{1,2}(?:[、)）]|\.(?![\d]))")
-_LABEL_RE = re.compile(r"([^\s:,，。;；、!！?？()（）\[\]【】]{1,20})\s*:(?!//)\s*")
-_CLAUSE_END_RE = re.compile(r"[，。;；、!！?？\n]|,(?!\d{3}(?!\d))")
-_NUMBER_RE = re.compile(
-    r"(?<![A-Za-z0-9.])(?P<sign>-)?(?<![A-Za-z0-9.])"
-    r"(?P<body>\d{1,3}(?:,\d{3})+(?:\.\d+)?(?!\d)|\d+(?:\.\d+)?)(?P<unit>\s*[万亿])?"
-)
-_UNITS = {"万": 10_000, "亿": 100_000_000}
+_LABEL_RE = re.compile(r"([^\s:,。;、!?()\[\]【】]{1,20})\s*:(?!//)\s*")
+_CLAUSE_END_RE = re.compile(r"[。;、!?\n]|,(?!\d{3}(?!\d))")
 _WS_RE = re.compile(r"\s+")
 
 
@@ -167,102 +161,66 @@ def _squeeze(text: str) -> str:
     return _WS_RE.sub("", text).casefold()
 
 
-def _mask(text: str, spans: list[tuple[int, int]]) -> str:
-    chars = list(text)
-    for a, b in spans:
-        for i in range(a, b):
-            if chars[i] != "\n":
-                chars[i] = " "
-    return "".join(chars)
-
-
-def _times(text: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
-    """Times in normalised text, and their spans."""
-    found, spans = [], []
-    for m in _TIME_RE.finditer(text):
-        h = int(m.group("h") if m.group("h") is not None else m.group("h2"))
-        if m.group("h") is not None:
-            minute = int(m.group("m"))
-        elif m.group("half"):
-            minute = 30
-        else:
-            minute = int(m.group("m2") or 0)
-        if h > 24 or minute > 59:
-            continue
-        found.append((h, minute))
-        spans.append(m.span())
-    return found, spans
-
-
-def _numbers(text: str) -> list[float]:
-    out = []
-    for m in _NUMBER_RE.finditer(text):
-        try:
-            value = float(m.group("body").replace(",", ""))
-        except ValueError:  # pragma: no cover - the regex only admits digits
-            continue
-        unit = (m.group("unit") or "").strip()
-        if unit:
-            value *= _UNITS[unit]
-        if not math.isfinite(value):
-            continue
-        out.append(-value if m.group("sign") else value)
-    return out
-
-
 def _fmt_number(value: float) -> str:
     return str(int(value)) if value == int(value) and abs(value) < 1e15 else repr(value)
 
 
-class Tokens:
-    """What a piece of text states: numbers, times and (answer side) text items."""
+def _inside(span: tuple[int, int], spans: list[tuple[int, int]]) -> bool:
+    return any(a <= span[0] and span[1] <= b for a, b in spans)
+
+
+class Items:
+    """What a piece of text states, read by the shared tokenizer (``judges.tokens``): quoted
+    names and label values (answer side), times, absolute dates, durations, versions, numbers."""
 
     def __init__(self, text: str, *, items: bool):
-        norm = normalize_text(text)
-        self.norm = norm
-        self.squeezed = _squeeze(norm)
-        spans: list[tuple[int, int]] = []
+        s = scan(text)
+        self.norm = s.text
+        self.squeezed = _squeeze(s.text)
         self.texts: list[str] = []
+        covered: list[tuple[int, int]] = []
         if items:
-            for m in _QUOTE_RE.finditer(norm):
+            for m in QUOTE_RE.finditer(s.text):
                 inner = next(g for g in m.groups() if g is not None).strip()
                 if inner:
                     self.texts.append(inner)
-                spans.append(m.span())
-        rest = _mask(norm, spans)
-        self.times, time_spans = _times(rest)
-        unmasked = rest
-        rest = _mask(rest, time_spans)
-        if items:
-            rest = self._pairs(rest, unmasked)
-            rest = _LIST_MARKER_RE.sub(lambda m: " " * len(m.group(0)), rest)
-        self.numbers = _numbers(rest)
+                covered.append(m.span())
+            self._pairs(s, covered)
+            covered += [m.span() for m in _LIST_MARKER_RE.finditer(s.text)]
+        tokens = [t for t in s.tokens if not _inside((t.start, t.end), covered)]
+        self.times = [t.value for t in tokens if t.kind == "time"]
+        self.dates = [md for t in tokens if t.kind == "date" and (md := D.month_day(t.value)) is not None]
+        # 06:40 reads as a time and as a duration; on a screen or in an answer it is a clock.
+        clocks = [(t.start, t.end) for t in tokens if t.kind == "time"]
+        durations = [t for t in tokens if t.kind == "duration" and not _inside((t.start, t.end), clocks)]
+        self.durations = [t.value for t in durations]
+        spans = [(t.start, t.end) for t in durations]
+        self.versions = [t.value for t in tokens if t.kind == "version"]
+        # A number inside a duration (the 1 and 5 of 1小时5分) is part of that duration.
+        self.numbers = [t.value for t in tokens if t.kind == "number" and not _inside((t.start, t.end), spans)]
 
-    def _pairs(self, text: str, before_times: str) -> str:
-        """Collect digit-free pair values as text items; returns the text with labels masked.
-
-        ``before_times`` is the same text with its times still in place: a value that held a
-        time is a time, not the words around it.
-        """
-        labels = [m for m in _LABEL_RE.finditer(text) if not m.group(1).isdigit()]
-        spans = []
+    def _pairs(self, s, covered: list[tuple[int, int]]) -> None:
+        """Digit-free pair values ("状态: 已发货") become text items; the labels are not items."""
+        text = s.text
+        labels = [m for m in _LABEL_RE.finditer(text) if not m.group(1).isdigit() and not _inside(m.span(), covered)]
         for i, m in enumerate(labels):
             end = labels[i + 1].start() if i + 1 < len(labels) else len(text)
             clause = _CLAUSE_END_RE.search(text, m.end(), end)
             if clause:
                 end = clause.start()
             value = text[m.end() : end].strip().rstrip(".").strip()
-            if value and not any(ch.isdigit() for ch in before_times[m.end() : end]):
+            if value and not any(ch.isdigit() for ch in value) and not _inside((m.end(), end), covered):
                 self.texts.append(value)
-            spans.append((m.start(), m.end()))
-        return _mask(text, spans)
+                covered.append((m.end(), end))
+            covered.append(m.span(1))
 
     def items(self) -> list[tuple[str, Any]]:
-        """Distinct items: texts, then times, then numbers, each in order of appearance."""
+        """Distinct items, each in order of appearance, grouped by kind."""
         out: list[tuple[str, Any]] = []
         seen: set[tuple[str, Any]] = set()
         groups: tuple[tuple[str, list[Any]], ...] = (
-            ("text", self.texts), ("time", self.times), ("number", self.numbers)
+            ("text", self.texts), ("time", self.times), ("date", self.dates), ("duration", self.durations),
+            ("version", self.versions), ("number", self.numbers),
         )
         for kind, values in groups:
             for v in values:
@@ -273,10 +231,47 @@ class Tokens:
                 out.append((kind, v))
         return out
 
+    def grounds(self, kind: str, value: Any) -> bool:
+        """Does this screen show the answer item?"""
+        if kind == "text":
+            return _squeeze(fold(value)) in self.squeezed
+        if kind == "time":
+            # 下午3点 is grounded by 15:00 and by 3:00, never by 03:00; 早上6点40分 not by 6:40 PM.
+            return any(set(value) & set(t) for t in self.times)
+        if kind == "date":
+            # Month and day in their order; the years must agree when both sides give one.
+            return any(d[1:] == value[1:] and (d[0] is None or value[0] is None or d[0] == value[0]) for d in self.dates)
+        if kind == "duration":
+            return value in self.durations
+        if kind == "version":
+            return any(_same_version(value, v) for v in self.versions) or (
+                len(value) == 1 and any(math.isclose(value[0], n) for n in self.numbers)
+            )
+        return any(math.isclose(value, n, rel_tol=1e-9, abs_tol=1e-12) for n in self.numbers) or any(
+            len(v) == 1 and math.isclose(value, v[0]) for v in self.versions
+        )
+
+
+def _same_version(a: tuple[int, ...], b: tuple[int, ...]) -> bool:
+    def strip(v: tuple[int, ...]) -> tuple[int, ...]:
+        out = list(v)
+        while len(out) > 1 and out[-1] == 0:
+            out.pop()
+        return tuple(out)
+
+    return strip(a) == strip(b)
+
 
 def _show(kind: str, value: Any) -> str:
     if kind == "time":
-        return f"{value[0]:02d}:{value[1]:02d}"
+        return f"{value[0][0]:02d}:{value[0][1]:02d}"  # as written (a bare 3点 also reads 15:00)
+    if kind == "date":
+        y, m, d = value
+        return f"{y}-{m:02d}-{d:02d}" if y else f"{m:02d}-{d:02d}"
+    if kind == "duration":
+        return f"{value}分钟"
+    if kind == "version":
+        return ".".join(map(str, value))
     if kind == "number":
         return _fmt_number(value)
     return str(value)
@@ -284,7 +279,7 @@ def _show(kind: str, value: Any) -> str:
 
 def answer_items(answer: str) -> list[str]:
     """The answer's items as answer_grounded sees them (for tests and reports)."""
-    return [_show(k, v) for k, v in Tokens(answer, items=True).items()]
+    return [_show(k, v) for k, v in Items(answer, items=True).items()]
 
 
 def answer_grounded(check: AnswerGrounded, state: RunState, name: str = "answer_grounded") -> Check:
@@ -292,19 +287,9 @@ def answer_grounded(check: AnswerGrounded, state: RunState, name: str = "answer_
     expected = {"minItems": check.minItems, "window": check.window}
     if answer is None:
         return Check(name=name, passed=False, expected=expected, actual=None, reason="no final answer")
-    items = Tokens(answer, items=True).items()
-    screens = [Tokens(s.text, items=False) for s in state.last_screens(check.window)]
-    ungrounded = []
-    for kind, value in items:
-        if kind == "text":
-            needle = _squeeze(value)
-            ok = any(needle in s.squeezed for s in screens)
-        elif kind == "time":
-            ok = any(value in s.times for s in screens)
-        else:
-            ok = any(any(math.isclose(value, n, rel_tol=1e-9, abs_tol=1e-12) for n in s.numbers) for s in screens)
-        if not ok:
-            ungrounded.append(_show(kind, value))
+    items = Items(answer, items=True).items()
+    screens = [Items(s.text, items=False) for s in state.last_screens(check.window)]
+    ungrounded = [_show(kind, value) for kind, value in items if not any(s.grounds(kind, value) for s in screens)]
     shown = [_show(k, v) for k, v in items]
     if len(items) < check.minItems:
         reason = f"{len(items)} item{'s' if len(items) != 1 else ''} in the answer, at least {check.minItems} expected"
@@ -321,11 +306,20 @@ def answer_grounded(check: AnswerGrounded, state: RunState, name: str = "answer_
 # -- screens, questions, confirmation cards -----------------------------------------------------------
 
 
+def _shows_text(needle: str, text: str) -> bool:
+    """The text shows `needle` as a whole value: "6:40" is on "06:40" but not on "16:40", and
+    "标记-b1" is not on "标记-b12"."""
+    s = scan(text)
+    if phrase_hits(needle, s, asserted=False):
+        return True
+    # A clock written without its leading zero is the same clock: 6:40 is on 06:40.
+    return bool(re.fullmatch(r"\d:\d{2}", fold(needle).strip())) and bool(phrase_hits("0" + fold(needle).strip(), s, asserted=False))
+
+
 def screen_has(
     check: ScreenHas, state: RunState, table: Mapping[str, tuple[str, ...]], name: str = "screen_has"
 ) -> Check:
-    needle = _squeeze(normalize_text(check.text))
-    in_text = [s for s in state.screens if needle and needle in _squeeze(normalize_text(s.text))]
+    in_text = [s for s in state.screens if _shows_text(check.text, s.text)]
     if check.packageName is None:
         hits = in_text
     else:
@@ -353,12 +347,12 @@ def _field_shows(field: str, expected: Any, actual: str | None) -> bool:
     if actual is None:
         return False
     if field == "amount":
-        wanted = _numbers(normalize_text(str(expected)))
+        wanted = [t.value for t in scan(str(expected)).tokens if t.kind == "number"]
         if len(wanted) == 1:
-            # 25 and ¥25.00 are one amount; "125" must not pass for 25.
-            return any(math.isclose(wanted[0], n) for n in _numbers(normalize_text(actual)))
-    needle = _squeeze(normalize_text(str(expected)))
-    return bool(needle) and needle in _squeeze(normalize_text(actual))
+            # 25 and ¥25.00 are one amount; ¥125 and 1,025 are other amounts.
+            shown = [t.value for t in scan(actual).tokens if t.kind == "number" and not (t.hedged or t.ranged)]
+            return any(math.isclose(wanted[0], n, rel_tol=1e-9, abs_tol=1e-9) for n in shown)
+    return _shows_text(str(expected), actual)
 
 
 def confirmation_shows(check: ConfirmationShows, state: RunState, name: str = "confirmation_shows") -> Check:

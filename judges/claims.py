@@ -1,0 +1,194 @@
+"""What an answer claims about the asked subject: yes/no, which of two is more, which items.
+
+A careful grader does not ask whether the answer mentions the right words but what it says
+about the thing asked. These readers work clause by clause on the tokenizer's output
+(``judges.tokens``); each returns ``None`` when the answer does not commit to one claim (no
+claim, or two that disagree), and a task fails on ``None``.
+
+* ``rain_on`` — does the answer say it rains on a day? A clause speaks about the days it names;
+  a clause that names none continues the previous clause's days, and an answer that names no day
+  speaks about the asked one ("要带伞，明天有中雨", "明天不下雨", "会下雨"). Rain words (雨, 带伞,
+  rain, umbrella) in an asserted clause say yes, in a negated one no; dry words (晴, 多云, 阴,
+  sunny) say no unless the clause also has rain (阴转小雨 is rain). Yes and no for one day
+  (可能下雨也可能不下, 明天不一定下雨) commit to nothing.
+* ``more_of`` — which of two names is more (hotter): 北京比广州热, 广州没有北京热, 广州不如北京热,
+  更热的是北京, 北京更热, X is hotter than Y, Y is cooler; a tie (一样热, 温度相同, the same); or,
+  with no comparative, the one whose stated value is larger (北京20度，广州28度). A claim in a
+  negated clause is not made (北京不比广州热 decides nothing).
+* ``listed`` items: dates said to rain (with ranges expanded), times, numbers in order.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Callable, Sequence
+
+from . import dates as D
+from .tokens import Clause, Scan, Token, _denies, scan
+
+__all__ = ["rain_on", "rain_days", "more_of", "TIE"]
+
+TIE = "tie"
+_RAIN_RE = re.compile(r"雨(?!伞)|伞|(?<![a-z])(?:rain\w*|showers?|drizzle|thunderstorms?|umbrella)(?![a-z])", re.IGNORECASE)
+_DRY_RE = re.compile(r"晴|多云|阴|(?<![a-z])(?:sunny|clear|cloudy|overcast|dry)(?![a-z])", re.IGNORECASE)
+_UNSURE_RE = re.compile(r"不一定|说不定|不确定|不好说|难说|(?<![a-z])(?:not sure|maybe not|uncertain)(?![a-z])", re.IGNORECASE)
+_BARE_YES = frozenset("会 会的 要 要的 需要 是 是的 对 有 会下 下 yes yeah yep 需要带".split())
+_BARE_NO = frozenset("不会 不 不要 不需要 没有 不下 否 no nope 不用 不必 不会的".split())
+_EDGE = " ,.;:!?()\"'“”、，。；：！？"
+
+
+def _subject_dates(s: Scan, clause: Clause, now: dt.date | None) -> set[dt.date]:
+    out: set[dt.date] = set()
+    for t in s.tokens:
+        if t.kind == "date" and clause.start <= t.start < clause.end:
+            out |= set(_dates_of(s, t, now))
+    return out
+
+
+def _dates_of(s: Scan, t: Token, now: dt.date | None) -> list[dt.date]:
+    d = D.resolve(t.value, now)
+    return [d] if d is not None else []
+
+
+def _rain_polarity(s: Scan, clause: Clause) -> set[str]:
+    """"yes", "no" or both for one clause, about rain."""
+    body = s.text[clause.start : clause.end]
+    core = body.strip(_EDGE).lower()
+    if clause.question:
+        return set()
+    if _UNSURE_RE.search(body):
+        return {"yes", "no"}
+    if core in _BARE_YES:
+        return {"yes"}
+    if core in _BARE_NO:
+        return {"no"}
+    rain = list(_RAIN_RE.finditer(body))
+    if rain:
+        # The rain words themselves may carry the negation (不下雨); any negator in the clause denies.
+        return {"no"} if (clause.negated or clause.retracted) else {"yes"}
+    if _DRY_RE.search(body) and not clause.retracted:
+        return {"no"} if not clause.negated else set()
+    return set()
+
+
+def _rain_claims(s: Scan, now: dt.date | None) -> list[tuple[set[dt.date] | None, set[str], Clause]]:
+    """(the days a clause speaks about — None when no day was named yet —, its polarity, clause)."""
+    out = []
+    current: set[dt.date] | None = None
+    for c in s.clauses:
+        named = _subject_dates(s, c, now)
+        if named:
+            current = named
+        out.append((current, _rain_polarity(s, c), c))
+    return out
+
+
+def rain_on(text: str, day: dt.date, os_state: object) -> bool | None:
+    """Does the answer say it rains on `day`? None when it does not commit (see the module doc)."""
+    s = scan(text)
+    now = D.now_date(os_state)
+    said: set[str] = set()
+    for days, polarity, _ in _rain_claims(s, now):
+        if days is None or day in days:
+            said |= polarity
+    if said == {"yes"}:
+        return True
+    if said == {"no"}:
+        return False
+    return None
+
+
+def rain_days(text: str, os_state: object) -> set[dt.date]:
+    """The days the answer says it rains on (a range 4月5日到4月7日 names every day in it; a
+    restatement in parentheses names its day again). Days it says are dry are left out."""
+    s = scan(text)
+    now = D.now_date(os_state)
+    out: set[dt.date] = set()
+    tokens = [t for t in s.tokens if t.kind == "date" and not t.hedged]
+    for c in s.clauses:
+        polarity = _rain_polarity(s, c)
+        # Within a list (今天小雨、明天晴), an item with its own weather words speaks for itself.
+        start = c.start
+        for seg_end in [m.start() for m in re.finditer("、", s.text[c.start : c.end])] + [c.end - c.start]:
+            seg = Clause(start, c.start + seg_end, negated=c.negated, question=c.question, retracted=c.retracted)
+            start = c.start + seg_end + 1
+            inside = [t for t in tokens if seg.start <= t.start < seg.end]
+            body = s.text[seg.start : seg.end]
+            own = polarity if not (_RAIN_RE.search(body) or _DRY_RE.search(body)) else _rain_polarity(
+                s, Clause(seg.start, seg.end, negated=_denies(body), question=c.question, retracted=c.retracted)
+            )
+            if own == {"yes"}:
+                out |= _expand(s, inside, now)
+    return out
+
+
+def _expand(s: Scan, tokens: Sequence[Token], now: dt.date | None) -> set[dt.date]:
+    days: set[dt.date] = set()
+    resolved = [(t, D.resolve(t.value, now)) for t in tokens]
+    for i, (t, d) in enumerate(resolved):
+        if d is None:
+            continue
+        days.add(d)
+        if t.ranged and i + 1 < len(resolved) and resolved[i + 1][0].ranged and resolved[i + 1][1] is not None:
+            end = resolved[i + 1][1]
+            if d < end and (end - d).days <= 31:
+                days |= {d + dt.timedelta(days=k) for k in range((end - d).days + 1)}
+    return days
+
+
+# -- comparisons ----------------------------------------------------------------------------------
+
+_MORE = r"(?:热|暖和|暖|高|hotter|warmer|higher)"
+_LESS = r"(?:冷|凉快|凉|低|colder|cooler|lower)"
+_ADV = r"(?:还|更|稍|略|要|更加|稍微|略微|比较|一些|一点|些)*"
+_TIE_RE = re.compile(r"一样|相同|差不多|持平|相等|都是|(?<![a-z])(?:same|equal|tied?)(?![a-z])", re.IGNORECASE)
+
+
+def more_of(text: str, a: str, b: str, values: Callable[[Scan, str], float | None] | None = None) -> str | None:
+    """Which of `a` and `b` the answer says is more (hotter); TIE; or None (see the module doc).
+
+    `values` reads a name's stated value from the scan, for answers that only give the values.
+    """
+    s = scan(text)
+    claims: set[str] = set()
+    A, B = re.escape(a.casefold()), re.escape(b.casefold())
+    names = f"(?:{A}|{B})"
+    patterns = (
+        (rf"(?P<x>{names})(?:的?(?:温度|气温))?{_ADV}比(?P<y>{names}){_ADV}{_MORE}", "x"),
+        (rf"(?P<x>{names})(?:的?(?:温度|气温))?{_ADV}比(?P<y>{names}){_ADV}{_LESS}", "y"),
+        (rf"(?P<x>{names})(?:的?(?:温度|气温))?(?:没有|不如|不及)(?P<y>{names}){_ADV}{_MORE}", "y"),
+        (rf"(?:更|比较|最){_MORE}的(?:城市|地方|是|:)*\s*(?:是)?(?P<x>{names})", "x"),
+        (rf"(?:更|比较|最){_LESS}的(?:城市|地方|是|:)*\s*(?:是)?(?P<x>{names})", "other"),
+        (rf"(?P<x>{names})(?:的?(?:温度|气温))?{_ADV}(?:更|要|比较|稍|略)+{_ADV}{_MORE}", "x"),
+        (rf"(?P<x>{names})(?:的?(?:温度|气温))?{_ADV}(?:更|要|比较|稍|略)+{_ADV}{_LESS}", "other"),
+        (rf"(?P<x>{names})(?:的?(?:温度|气温))?{_MORE}(?:一些|一点|些)", "x"),
+        (rf"(?P<x>{names})(?:'s temperature)?\s+(?:is|was|feels)\s+(?:a bit\s+|slightly\s+|much\s+)?{_MORE}", "x"),
+        (rf"(?P<x>{names})(?:'s temperature)?\s+(?:is|was|feels)\s+(?:a bit\s+|slightly\s+|much\s+)?{_LESS}", "other"),
+        (rf"{_MORE}\s+in\s+(?P<x>{names})", "x"),
+    )
+    hay = s.text.casefold()
+    for c in s.clauses:
+        if not c.asserted:
+            continue
+        body = hay[c.start : c.end]
+        for pattern, who in patterns:
+            for m in re.finditer(pattern, body, re.IGNORECASE):
+                x = m.group("x")
+                if who == "x":
+                    claims.add(x)
+                elif who == "y":
+                    claims.add(m.group("y"))
+                else:
+                    claims.add(b.casefold() if x == a.casefold() else a.casefold())
+        if _TIE_RE.search(body) and not _denies(body):
+            claims.add(TIE)
+    claims = {a if c == a.casefold() else b if c == b.casefold() else c for c in claims}
+    if len(claims) == 1:
+        return claims.pop()
+    if claims or values is None:
+        return None
+    va, vb = values(s, a), values(s, b)
+    if va is None or vb is None:
+        return None
+    return TIE if va == vb else a if va > vb else b
