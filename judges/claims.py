@@ -142,6 +142,8 @@ def _expand(s: Scan, tokens: Sequence[Token], now: dt.date | None) -> set[dt.dat
 _MORE = r"(?:热|暖和|暖|高|hotter|warmer|higher)"
 _LESS = r"(?:冷|凉快|凉|低|colder|cooler|lower)"
 _ADV = r"(?:还|更|稍|略|要|更加|稍微|略微|比较|一些|一点|些)*"
+# A name after 比/没有/不如 is what the other is compared with, not the subject.
+_NOT_OBJECT = r"(?<!比)(?<!没有)(?<!不如)(?<!不及)(?<!than )"
 _TIE_RE = re.compile(r"一样|相同|差不多|持平|相等|都是|(?<![a-z])(?:same|equal|tied?)(?![a-z])", re.IGNORECASE)
 
 
@@ -160,20 +162,23 @@ def more_of(text: str, a: str, b: str, values: Callable[[Scan, str], float | Non
         (rf"(?P<x>{names})(?:的?(?:温度|气温))?(?:没有|不如|不及)(?P<y>{names}){_ADV}{_MORE}", "y"),
         (rf"(?:更|比较|最){_MORE}的(?:城市|地方|是|:)*\s*(?:是)?(?P<x>{names})", "x"),
         (rf"(?:更|比较|最){_LESS}的(?:城市|地方|是|:)*\s*(?:是)?(?P<x>{names})", "other"),
-        (rf"(?P<x>{names})(?:的?(?:温度|气温))?{_ADV}(?:更|要|比较|稍|略)+{_ADV}{_MORE}", "x"),
-        (rf"(?P<x>{names})(?:的?(?:温度|气温))?{_ADV}(?:更|要|比较|稍|略)+{_ADV}{_LESS}", "other"),
-        (rf"(?P<x>{names})(?:的?(?:温度|气温))?{_MORE}(?:一些|一点|些)", "x"),
+        (rf"{_NOT_OBJECT}(?P<x>{names})(?:的?(?:温度|气温))?{_ADV}(?:更|要|比较|稍|略)+{_ADV}{_MORE}", "x"),
+        (rf"{_NOT_OBJECT}(?P<x>{names})(?:的?(?:温度|气温))?{_ADV}(?:更|要|比较|稍|略)+{_ADV}{_LESS}", "other"),
+        (rf"{_NOT_OBJECT}(?P<x>{names})(?:的?(?:温度|气温))?{_MORE}(?:一些|一点|些)", "x"),
         (rf"(?P<x>{names})(?:'s temperature)?\s+(?:is|was|feels)\s+(?:a bit\s+|slightly\s+|much\s+)?{_MORE}", "x"),
         (rf"(?P<x>{names})(?:'s temperature)?\s+(?:is|was|feels)\s+(?:a bit\s+|slightly\s+|much\s+)?{_LESS}", "other"),
         (rf"{_MORE}\s+in\s+(?P<x>{names})", "x"),
     )
     hay = s.text.casefold()
     for c in s.clauses:
-        if not c.asserted:
+        if c.question or c.retracted:
             continue
         body = hay[c.start : c.end]
         for pattern, who in patterns:
             for m in re.finditer(pattern, body, re.IGNORECASE):
+                # 没有/不如 inside the comparison are part of it; a negator outside denies it.
+                if _denies(body[: m.start()] + " " * (m.end() - m.start()) + body[m.end() :]):
+                    continue
                 x = m.group("x")
                 if who == "x":
                     claims.add(x)
@@ -181,7 +186,8 @@ def more_of(text: str, a: str, b: str, values: Callable[[Scan, str], float | Non
                     claims.add(m.group("y"))
                 else:
                     claims.add(b.casefold() if x == a.casefold() else a.casefold())
-        if _TIE_RE.search(body) and not _denies(body):
+        tie = _TIE_RE.search(body)
+        if tie and not _denies(body[: tie.start()] + " " * (tie.end() - tie.start()) + body[tie.end() :]):
             claims.add(TIE)
     claims = {a if c == a.casefold() else b if c == b.casefold() else c for c in claims}
     if len(claims) == 1:

@@ -78,6 +78,9 @@ _EN_NUMBER_RE = re.compile(
 )
 
 
+_CURRENCY_RE = re.compile(r"(?<![A-Za-z])(RMB|CNY|USD|HKD|EUR|GBP|JPY|CAD|AUD|SGD|TWD)(?=\d)")
+
+
 def _en_value(words: str) -> int | None:
     parts = re.split(r"[- ]", words.lower())
     total = 0
@@ -286,6 +289,8 @@ def fold(text: object) -> str:
     s = _WS_RE.sub(" ", s).strip()
     if re.search(r"[a-zA-Z]", s):
         s = _en_numbers(s)
+        # RMB25 is 25 yuan: a currency code is not part of the number's word.
+        s = _CURRENCY_RE.sub(r"\1 ", s)
     if "负" in s or "零下" in s:
         s = _MINUS_WORD_RE.sub("-", s)
     if not any(ch in L.NUMERAL_CHARS for ch in s):

@@ -131,13 +131,8 @@ BAD = [
     (json.dumps({"task_id": "task-01", "steps": [{"query": "q"}]}), "$.steps[0].action"),
     (json.dumps({"task_id": "task-01", "steps": [], "is_variant": "yes"}), "$.is_variant"),
     (json.dumps({"task_id": "task-01", "steps": [], "final_answer": 3}), "$.final_answer"),
-    (json.dumps({"task_id": "task-01", "steps": [], "created_tools": [{"name": "t", "code": "c"}]}),
-     "1 tools listed but 0 create_tool steps"),
-    (json.dumps({"task_id": "task-01", "steps": [{"action": "create_tool", "name": "a", "code": "c"}],
-                 "created_tools": [{"name": "b", "code": "c"}]}), "$.steps[0].name"),
-    (json.dumps({"task_id": "task-01", "steps": [{"action": "create_tool", "name": "a", "code": "c"}],
-                 "created_tools": [{"name": "a", "code": "d"}]}), "$.steps[0].code: differs"),
-    (json.dumps({"task_id": "task-01", "steps": [], "created_tools": [{"name": "a"}]}), "$.created_tools[0]"),
+    (json.dumps({"task_id": "task-01", "steps": [{"query": "q", "action": None}]}), "$.steps[0].action"),
+    (json.dumps({"task_id": "task-01", "steps": [], "final_answer": ["x"]}), "the harness cannot score it"),
 ]
 
 

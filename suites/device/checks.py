@@ -122,9 +122,28 @@ def final_answer(state: RunState) -> str | None:
     return None if value is None else str(value)
 
 
+def whole_match(pattern: re.Pattern[str], text: str) -> bool:
+    """Does the pattern match a whole value of the text? A match may not cut a number: one that
+    starts with a digit may not follow a digit (or a digit and "."), one that ends with a digit
+    may not be followed by a digit, ",ddd" or ".d". So "8\\.9\\d?%" does not pass 18.93%
+    and "56088" does not pass 156088, whether or not the task anchored its pattern."""
+    for pos in range(len(text) + 1):
+        m = pattern.match(text, pos)
+        if m is None or m.end() == m.start():
+            continue
+        a, b = m.start(), m.end()
+        if text[a:a + 1].isdigit() and (text[a - 1:a].isdigit() or re.search(r"\d\.$", text[max(0, a - 2):a])):
+            continue
+        if text[b - 1:b].isdigit() and re.match(r"\d|[.,]\d", text[b:b + 2]):
+            continue
+        return True
+    return False
+
+
 def answer_regex(check: AnswerRegex, state: RunState, name: str = "answer_regex") -> Check:
     answer = final_answer(state)
-    ok = answer is not None and match_value(re.compile(check.pattern), answer)
+    pattern = re.compile(check.pattern)
+    ok = answer is not None and (whole_match(pattern, answer) or whole_match(pattern, fold(answer)))
     reason = "" if ok else ("no final answer" if answer is None else f"the answer does not match /{check.pattern}/")
     return Check(name=name, passed=ok, expected=check.pattern, actual=answer, reason=reason)
 
