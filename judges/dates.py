@@ -52,7 +52,7 @@ _WEEK_SHIFT = {
 _MONTH_SHIFT = {"上": -1, "这": 0, "本": 0, "下": 1}
 _REL_WORDS = "|".join(sorted((k for k in _RELATIVE_DAYS if not k.isascii()), key=len, reverse=True))
 # Characters that make 一 after 周/星期 part of a word (一周一直, 星期一样), not Monday.
-_NOT_WEEKDAY_TAIL = "直样起些下定般共切致同边向律再概番会阵贯味并路齐时带丝流体半整"
+_NOT_WEEKDAY_TAIL = "直样起些定般共切致同向律再概番贯味并齐丝整"
 
 _DATE_RE = re.compile(
     r"(?<!\d)(?P<y>\d{4})\s*(?:[-/.]\s*(?P<ym>\d{1,2})\s*[-/.]\s*(?P<yd>\d{1,2})(?![\d.])"
@@ -62,7 +62,8 @@ _DATE_RE = re.compile(
     r"|(?<![\d/.])(?<!\d:)(?P<nm>\d{1,2})/(?P<nd>\d{1,2})(?![\d/])(?![.:]\d)"
     r"|(?<![\d/.-])(?<!\d:)(?P<dm>\d{2})-(?P<dd2>\d{2})(?![\d/-])(?![.:]\d)"
     r"|(?P<mshift>上|这|本|下)个?月\s*(?P<msd>\d{1,2})\s*[日号]"
-    r"|(?<![\d月.])(?P<dd>\d{1,2})\s*[日号](?!\d)(?![线楼店门位口厅馆床车站台机])"
+    # 16号, 5日 — but not the minutes of 6点40日出 (sunrise), nor 3号线 (a metro line).
+    r"|(?<![\d月.:点])(?P<dd>[12]?\d|3[01])\s*[日号](?!\d)(?![线楼店门位口厅馆床车站台机落]|出(?!发))"
     rf"|(?<![a-z])(?P<emon>{_MONTH_RE})\.?\s*(?P<eday>\d{{1,2}})(?:st|nd|rd|th)?(?!\d)"
     r"(?:\s*,?\s*(?P<eyear>\d{4})(?!\d))?"
     rf"|(?<![\d.])(?:the\s+)?(?P<dday>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<dmon>{_MONTH_RE})(?![a-z])\.?"

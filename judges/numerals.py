@@ -56,7 +56,7 @@ _PROTECTED_RE = re.compile(
 )
 _RUN_RE = re.compile(rf"({_NC}+)(?:点({_NC}+))?")
 _PERCENT_RE = re.compile(rf"百分之([{L.NUMERAL_CHARS}0-9.点]+)")
-_MINUS_WORD_RE = re.compile(rf"(?:零下|负)(?={_NUMERAL_OR_DIGIT})")
+_MINUS_WORD_RE = re.compile(rf"(?:零下|负)\s*(?={_NUMERAL_OR_DIGIT})")
 _PERIOD_TAIL_RE = re.compile(
     "(?:" + "|".join(sorted(L.PERIOD_WORDS + ("今天", "明天", "后天", "昨天", "前天"), key=len, reverse=True))
     + r")\s*$"

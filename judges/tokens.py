@@ -169,7 +169,10 @@ _NUMBER_RE = re.compile(
     r"(?<![A-Za-z0-9.])(?P<sign>[-+])?(?<![A-Za-z0-9.])"
     r"(?P<body>\d{1,3}(?:,\d{3})+(?:\.\d+)?(?!\d)|\d+(?:\.\d+)?)(?!\.\d)(?![A-Za-z]*\d)"
     r"(?:\s*(?P<scale>千万|百万|万|亿|千(?![米克瓦卡帕焦])|[kK](?![a-zA-Z])|(?:thousand|million|billion)(?![a-z]))"
-    r"(?:(?P<more>\d+)(?P<more_unit>千|百)?)?)?",
+    # 3万5 and 1万2千: the rest of the number after its scale (3 万 5 with spaces too, but not
+    # the 5 of "3万 5个", which counts something else).
+    # 3万5 and 1万2千: the rest of the number after its scale (a lone digit is thousands).
+    r"(?:\s*(?P<more>\d{1,4})(?![\d.])(?:\s*(?P<more_unit>千|百))?)?)?",
     re.IGNORECASE,
 )
 _SCALE = {"千万": 10**7, "百万": 10**6, "万": 10**4, "亿": 10**8, "千": 10**3, "k": 10**3,

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import judges.matchers
+from judges import dates, lexicon, numerals, times, tokens
 from judges.base import Suite, Verdict
 from replay.batch import Reads
 from replay.state import RunState
@@ -43,6 +44,7 @@ class DeviceSuite(Suite):
     reads = Reads(screens=-1, steps=False)
     code_modules = (
         sys.modules[__name__], model, checks, judge, capabilities, judges.matchers,
+        tokens, numerals, times, dates, lexicon,
     )
 
     def __init__(self, root: Path, name: str = "device"):

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from judges import matchers
+from judges import claims, dates, lexicon, matchers, numerals, times, tokens
 from judges.base import Suite, Verdict
 from replay.batch import Reads
 from replay.state import RunState
@@ -51,6 +51,7 @@ class GuiSuite(Suite):
     names = ("weather", "clock")
     code_modules = (
         task, grounded, paths, apps, tasks_weather, tasks_clock, matchers,
+        tokens, numerals, times, dates, lexicon, claims,
     )
 
     def __init__(self, folder: Path = FOLDER):
