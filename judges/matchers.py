@@ -90,6 +90,12 @@ def extract_numbers(text: str) -> list[float]:
 
 
 _BARE_DECIMAL_RE = re.compile(r"[-+]?\.\d+")
+# A sentence mark after a field's value is punctuation, not part of the value ("25。").
+_FINAL_MARKS = "。.!?;,！？；，"
+
+
+def _field_text(text: str) -> str:
+    return fold(text).strip().rstrip(_FINAL_MARKS).strip()
 
 
 def parse_number(text: str) -> float | None:
@@ -99,7 +105,7 @@ def parse_number(text: str) -> float | None:
     unit means the agent did not fill the field the way it was asked; "五六" is no number.
     """
     s = scan(text)
-    body = s.text.strip()
+    body = s.text.strip().rstrip(_FINAL_MARKS).strip()
     if _BARE_DECIMAL_RE.fullmatch(body):
         return float(body)
     tokens = [t for t in s.tokens if t.kind == "number"]
@@ -450,7 +456,7 @@ def match_field(matcher: str, expected: Any, actual: Any, os_state: Any = None) 
         return False
     if matcher == "exact":
         want = expected if isinstance(expected, str) else _as_text(expected)
-        return want is not None and fold(want) == fold(text)
+        return want is not None and _field_text(want) == _field_text(text)
     if matcher == "number":
         want = _as_float(expected)
         if want is None and isinstance(expected, str):

@@ -137,11 +137,14 @@ def _denies(clause: str) -> bool:
     return bool(_EN_NEG_RE.search(_mask(t, _EN_NOT_NEG_RE)))
 
 
-def clauses(text: str) -> tuple[Clause, ...]:
-    """The clauses of folded text, each with whether it asserts what it says."""
+def clauses(text: str, keep: list[tuple[int, int]] = ()) -> tuple[Clause, ...]:
+    """The clauses of folded text, each with whether it asserts what it says. A boundary inside
+    one of the `keep` spans (a value: "Apr 5, 2026") does not split it."""
     spans: list[tuple[int, int, str]] = []
     pos = 0
     for m in _BOUNDARY_RE.finditer(text):
+        if any(a < m.start() < b for a, b in keep):
+            continue
         if m.group("punct") is not None:
             spans.append((pos, m.end(), m.group("punct")))
             pos = m.end()
@@ -178,9 +181,10 @@ _NUMBER_RE = re.compile(
 _SCALE = {"千万": 10**7, "百万": 10**6, "万": 10**4, "亿": 10**8, "千": 10**3, "k": 10**3,
           "thousand": 10**3, "million": 10**6, "billion": 10**9}
 _UNIT_RE = re.compile(
-    r"\s*(?P<unit>%|°[CF]?|个小时|个月|小时|分钟|公里|千米|公斤|毫升|毫米|厘米|华氏度|摄氏度|个|"
+    r"(?i)\s*(?P<unit>%|°[CF]?|个小时|个月|小时|分钟|公里|千米|公斤|毫升|毫米|厘米|华氏度|摄氏度|个|"
     rf"[{''.join(sorted({w[0] for w in L.MEASURE_WORDS} - set('多余来几半左上出以至到比或和与及加减乘除乃又')))}]"
-    r"|[A-Za-z]{1,8}(?![A-Za-z]))?"
+    r"|(?:km|kg|mg|ml|cm|mm|mb|gb|tb|kb|kw|mah|hrs?|mins?|secs?|pcs|usd|rmb|cny|yuan|degrees?|percent"
+    r"|[mglhswvx])(?![A-Za-z]))?"
 )
 _VERSION_WORD = "|".join(re.escape(w) for w in sorted((w for w in L.VERSION_WORDS if w != "v"), key=len, reverse=True))
 _VERSION_RE = re.compile(
@@ -303,8 +307,9 @@ class Scan:
     def __init__(self, text: object):
         self.raw = text if isinstance(text, str) else ""
         self.text = fold(text)
-        self.clauses = clauses(self.text)
-        self.tokens = self._tokens()
+        found = self._values()
+        self.clauses = clauses(self.text, [(t.start, t.end) for t in found])
+        self.tokens = self._marked(found)
 
     def clause_at(self, pos: int) -> Clause:
         for c in self.clauses:
@@ -312,7 +317,7 @@ class Scan:
                 return c
         return self.clauses[-1]
 
-    def _tokens(self) -> tuple[Token, ...]:
+    def _values(self) -> list[Token]:
         text = self.text
         found: list[Token] = []
         blocked: list[tuple[int, int]] = []
@@ -336,6 +341,10 @@ class Scan:
                 found.append(Token("duration", start, end, minutes))
         found += _numbers(text, blocked)
         found.sort(key=lambda t: (t.start, t.end))
+        return found
+
+    def _marked(self, found: list[Token]) -> tuple[Token, ...]:
+        text = self.text
         found = _mark_pairs(text, found)
         parens = [m.span() for m in _PAREN_RE.finditer(text)]
         out = []
