@@ -124,7 +124,7 @@ def final_answer(state: RunState) -> str | None:
 
 def whole_match(pattern: re.Pattern[str], text: str) -> bool:
     """Does the pattern match a whole value of the text? A match may not cut a number: one that
-    starts with a digit may not follow a digit (or a digit and "."), one that ends with a digit
+    starts with a digit may not follow a digit (or a digit and "." or ","), one that ends with a digit
     may not be followed by a digit, ",ddd" or ".d". So "8\\.9\\d?%" does not pass 18.93%
     and "56088" does not pass 156088, whether or not the task anchored its pattern."""
     for pos in range(len(text) + 1):
@@ -132,7 +132,7 @@ def whole_match(pattern: re.Pattern[str], text: str) -> bool:
         if m is None or m.end() == m.start():
             continue
         a, b = m.start(), m.end()
-        if text[a:a + 1].isdigit() and (text[a - 1:a].isdigit() or re.search(r"\d\.$", text[max(0, a - 2):a])):
+        if text[a:a + 1].isdigit() and (text[a - 1:a].isdigit() or re.search(r"\d[.,]$", text[max(0, a - 2):a])):
             continue
         if text[b - 1:b].isdigit() and re.match(r"\d|[.,]\d", text[b:b + 2]):
             continue
@@ -184,6 +184,15 @@ def _fmt_number(value: float) -> str:
     return str(int(value)) if value == int(value) and abs(value) < 1e15 else repr(value)
 
 
+_RANK_RE = re.compile(r"(?:第|前|头|排名|top\s*|no\.?\s*|#)$", re.IGNORECASE)
+
+
+def _restates(text: str, t: Any) -> bool:
+    if _RANK_RE.search(text[max(0, t.start - 4) : t.start]):
+        return True
+    return t.value == 1 and "\u4e00" <= text[t.end : t.end + 1] <= "\u9fff"
+
+
 def _inside(span: tuple[int, int], spans: list[tuple[int, int]]) -> bool:
     return any(a <= span[0] and span[1] <= b for a, b in spans)
 
@@ -215,8 +224,14 @@ class Items:
         self.durations = [t.value for t in durations]
         spans = [(t.start, t.end) for t in durations]
         self.versions = [t.value for t in tokens if t.kind == "version"]
-        # A number inside a duration (the 1 and 5 of 1小时5分) is part of that duration.
-        self.numbers = [t.value for t in tokens if t.kind == "number" and not _inside((t.start, t.end), spans)]
+        # A number inside a duration (the 1 and 5 of 1小时5分) is part of that duration; a rank
+        # (第一条, 前三个, top 3) or the article 一 (一款, 一班, 1美元) restates the question, it
+        # was not read off a screen.
+        self.numbers = [
+            t.value for t in tokens
+            if t.kind == "number" and not _inside((t.start, t.end), spans)
+            and not (items and _restates(s.text, t))
+        ]
 
     def _pairs(self, s, covered: list[tuple[int, int]]) -> None:
         """Digit-free pair values ("状态: 已发货") become text items; the labels are not items."""
