@@ -25,14 +25,14 @@ import re
 from collections.abc import Callable, Sequence
 
 from . import dates as D
-from .tokens import Clause, Scan, Token, _denies, scan
+from .tokens import Clause, Scan, Token, _denies, denies_at, scan
 
 __all__ = ["rain_on", "rain_days", "more_of", "TIE"]
 
 TIE = "tie"
 _RAIN_RE = re.compile(r"雨(?!伞)|伞|(?<![a-z])(?:rain\w*|showers?|drizzle|thunderstorms?|umbrella)(?![a-z])", re.IGNORECASE)
 _DRY_RE = re.compile(r"晴|多云|阴|(?<![a-z])(?:sunny|clear|cloudy|overcast|dry)(?![a-z])", re.IGNORECASE)
-_UNSURE_RE = re.compile(r"不一定|说不定|不确定|不好说|难说|(?<![a-z])(?:not sure|maybe not|uncertain)(?![a-z])", re.IGNORECASE)
+_UNSURE_RE = re.compile(r"不一定|说不定|不确定|不好说|难说|也可能不|也许不|或许不|或者不|(?<![a-z])(?:not sure|maybe not|uncertain)(?![a-z])", re.IGNORECASE)
 _BARE_YES = frozenset("会 会的 要 要的 需要 是 是的 对 有 会下 下 yes yeah yep 需要带".split())
 _BARE_NO = frozenset("不会 不 不要 不需要 没有 不下 否 no nope 不用 不必 不会的".split())
 _EDGE = " ,.;:!?()\"'“”、，。；：！？"
@@ -65,10 +65,15 @@ def _rain_polarity(s: Scan, clause: Clause) -> set[str]:
         return {"no"}
     rain = list(_RAIN_RE.finditer(body))
     if rain:
-        # The rain words themselves may carry the negation (不下雨); any negator in the clause denies.
-        return {"no"} if (clause.negated or clause.retracted) else {"yes"}
-    if _DRY_RE.search(body) and not clause.retracted:
-        return {"no"} if not clause.negated else set()
+        if clause.retracted:
+            return {"no"}
+        # 不下雨, 不用带伞: a negator before the rain word denies it; 下雨不冷, 雨不大 still rain.
+        said = {"no" if denies_at(body, m.start(), m.end()) else "yes" for m in rain}
+        return {"yes"} if "yes" in said else {"no"}
+    dry = _DRY_RE.search(body)
+    if dry and not clause.retracted:
+        # 晴天不冷 is dry; 不是晴天 says nothing about rain.
+        return set() if denies_at(body, dry.start(), dry.end()) else {"no"}
     return set()
 
 
@@ -177,7 +182,7 @@ def more_of(text: str, a: str, b: str, values: Callable[[Scan, str], float | Non
         for pattern, who in patterns:
             for m in re.finditer(pattern, body, re.IGNORECASE):
                 # 没有/不如 inside the comparison are part of it; a negator outside denies it.
-                if _denies(body[: m.start()] + " " * (m.end() - m.start()) + body[m.end() :]):
+                if denies_at(body[: m.start()] + " " * (m.end() - m.start()) + body[m.end() :], m.start(), m.end()):
                     continue
                 x = m.group("x")
                 if who == "x":
@@ -187,7 +192,7 @@ def more_of(text: str, a: str, b: str, values: Callable[[Scan, str], float | Non
                 else:
                     claims.add(b.casefold() if x == a.casefold() else a.casefold())
         tie = _TIE_RE.search(body)
-        if tie and not _denies(body[: tie.start()] + " " * (tie.end() - tie.start()) + body[tie.end() :]):
+        if tie and not denies_at(body, tie.start(), tie.end()):
             claims.add(TIE)
     claims = {a if c == a.casefold() else b if c == b.casefold() else c for c in claims}
     if len(claims) == 1:

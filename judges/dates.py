@@ -55,7 +55,7 @@ _REL_WORDS = "|".join(sorted((k for k in _RELATIVE_DAYS if not k.isascii()), key
 _NOT_WEEKDAY_TAIL = "直样起些定般共切致同向律再概番贯味并齐丝整"
 
 _DATE_RE = re.compile(
-    r"(?<!\d)(?P<y>\d{4})\s*(?:[-/.]\s*(?P<ym>\d{1,2})\s*[-/.]\s*(?P<yd>\d{1,2})(?![\d.])"
+    r"(?<!\d)(?P<y>\d{4})\s*(?:[-/.]\s*(?P<ym>\d{1,2})\s*[-/.]\s*(?P<yd>\d{1,2})(?!\d|\.\d)"
     r"|年\s*(?P<cym>\d{1,2})\s*月\s*(?P<cyd>\d{1,2})\s*[日号]?)"
     r"|(?<![\d/])(?P<um>\d{1,2})/(?P<ud>\d{1,2})/(?P<uy>\d{4})(?!\d)"
     r"|(?<![\d.])(?P<cm>\d{1,2})\s*月\s*(?P<cd>\d{1,2})(?!\d)\s*[日号]?"

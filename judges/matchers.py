@@ -30,7 +30,7 @@ from numbers import Real
 from typing import Any
 
 from . import dates as D
-from .tokens import Scan, Token, _denies, fold, scan
+from .tokens import Scan, Token, denies_at, fold, scan
 from .times import find_durations, find_times
 
 __all__ = [
@@ -217,7 +217,8 @@ def _asserted_at(s: Scan, a: int, b: int) -> bool:
     if clause.question or clause.retracted or s.alternatives(a, b):
         return False
     # Negators inside the needle belong to the value (未通过); the rest of the clause decides.
-    return not _denies(s.text[clause.start : a] + " " * (b - a) + s.text[b : clause.end])
+    body = s.text[clause.start : a] + " " * (b - a) + s.text[b : clause.end]
+    return not denies_at(body, a - clause.start, b - clause.start)
 
 
 _NUMERIC_NEEDLE_RE = re.compile(r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)*%?")

@@ -122,19 +122,54 @@ def _mask(text: str, regex: re.Pattern[str]) -> str:
     return regex.sub(lambda m: " " * len(m.group(0)), text)
 
 
-def _denies(clause: str) -> bool:
-    """Does the clause hold a negation that governs it (see the module docstring)?"""
+def negators(clause: str) -> list[tuple[int, int, str]]:
+    """The negations in a clause that deny something (see the module docstring): spans and words."""
     # Quoted names are names: 《霸王别姬》 holds no 别 that denies anything.
     t = _mask(_mask(_mask(_mask(clause, QUOTE_RE), _NOT_NEG_RE), _BOUND_RE), _A_NOT_A_RE)
+    out = []
     for m in _CN_NEG_RE.finditer(t):
         rest = t[m.end() : m.end() + 7]
         # 不下雨的日子: a negated modifier before 的 and a noun describes the noun.
         if m.group(0) in _MODIFIER_NEGATORS and re.match(r"[\u4e00-\u9fff]{0,4}的(?=[\u4e00-\u9fff])", rest):
             continue
-        return True
-    if _DENIAL_RE.search(t):
-        return True
-    return bool(_EN_NEG_RE.search(_mask(t, _EN_NOT_NEG_RE)))
+        out.append((m.start(), m.end(), m.group(0)))
+    out += [(m.start(), m.end(), m.group(0)) for m in _DENIAL_RE.finditer(t)]
+    out += [(m.start(), m.end(), m.group(0).lower()) for m in _EN_NEG_RE.finditer(_mask(t, _EN_NOT_NEG_RE))]
+    return sorted(out)
+
+
+def _denies(clause: str) -> bool:
+    """Does the clause hold any negation?"""
+    return bool(negators(clause))
+
+
+# After a value, only these deny it: an identity denied (X不是…, X is not …), a correction
+# (X不对) or a passive denial (X被驳回). Other negators after a value deny what follows them:
+# 多云不下雨 states 多云, 小雨不冷 states 小雨, 20度不算冷 states 20度.
+_AFTER_DENIERS_RE = re.compile(
+    r"^(?:(?:并不是|不是)(?!很|太|特别|那么|非常|十分|一般)|并非|绝非|不对|不准确|不正确|错了|有误|不算是|不属于|被否定|被否决|被驳回|被拒绝|被推翻|被撤销|被拒|被取消)"
+    r"|^(?:is|are|was|were)\s*(?:not|n['’]t)|^(?:isn['’]t|aren['’]t|wasn['’]t|weren['’]t)|^(?:is\s+)?wrong",
+    re.IGNORECASE,
+)
+
+
+_POTENTIAL = frozenset("了到成起动完着清见懂住")
+
+
+def denies_at(clause: str, a: int, b: int) -> bool:
+    """Is the value at clause[a:b] denied? A negator before it in its clause governs it (不是20度,
+    not sunny, 明天不会下雨); one after it only when it denies an identity or corrects it."""
+    for start, end, word in negators(clause):
+        if end <= a:
+            return True
+        # 去不了, 买不到, 做不成: a potential complement right after the verb denies it.
+        if start == b and word == "不" and clause[end : end + 1] in _POTENTIAL:
+            return True
+        if start >= b and _AFTER_DENIERS_RE.match(clause[start : start + 8].lstrip()):
+            return True
+        if start >= b and _AFTER_DENIERS_RE.match(clause[b:start + 8].lstrip()):
+            return True
+    return False
 
 
 def clauses(text: str, keep: list[tuple[int, int]] = ()) -> tuple[Clause, ...]:
@@ -350,10 +385,12 @@ class Scan:
         out = []
         for t in found:
             clause = self.clause_at(t.start)
+            body = text[clause.start : clause.end]
+            denied = denies_at(body, t.start - clause.start, t.end - clause.start)
             out.append(
                 replace(
                     t,
-                    asserted=clause.asserted,
+                    asserted=not (clause.question or clause.retracted or denied),
                     approx=t.approx or (t.kind in ("number", "duration") and _approximate(text, t, clause)),
                     paren=any(s < t.start and t.end <= e for s, e in parens),
                 )

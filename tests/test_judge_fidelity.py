@@ -133,6 +133,17 @@ CLASS_3_NEGATION_SCOPE = rows(
     ("time_corrected", T, "07:40", "不是7:40，是6:40", False),
     ("time_correction", T, "06:40", "不是7:40，是6:40", True),
     ("date_denied", DT, "2026-04-06", "不是4月6日", False),
+    # scope: a negator after a value denies it only as an identity or a correction
+    ("predicate_after", V, "多云", "今天多云不下雨", True),
+    ("not_cold", V, "小雨", "上海今天小雨不冷", True),
+    ("not_counted_cold", V, 20, "20度不算冷", True),
+    ("degree", V, "小雨", "小雨不是很大", True),
+    ("copula_after", V, "肖申克的救赎", "肖申克的救赎不是第一名", False),
+    ("correction_after", V, 20, "20度不对，是22度", False),
+    ("potential_complement", V, "去", "我去不了", False),
+    ("english_not_after", V, "cloudy", "it is cloudy and not sunny", True),
+    ("english_not_before", V, "sunny", "it is cloudy and not sunny", False),
+    ("english_copula_after", V, "Beijing", "Beijing is not the hotter one", False),
 )
 
 CLASS_4_WHOLE_VALUES = rows(

@@ -30,6 +30,7 @@ try:  # tests/ may or may not become a package; support both import styles
         WEEKDAYS_EN,
         absolute_date_renderings,
         duration_minutes,
+        examples,
         full_width,
         minute_of_day,
         rendered_duration,
@@ -45,6 +46,7 @@ except ImportError:  # pragma: no cover - depends on how pytest was started
         WEEKDAYS_EN,
         absolute_date_renderings,
         duration_minutes,
+        examples,
         full_width,
         minute_of_day,
         rendered_duration,
@@ -55,8 +57,8 @@ except ImportError:  # pragma: no cover - depends on how pytest was started
         tricky_text,
     )
 
-FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-QUICK = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FAST = settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+QUICK = settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def hhmm(minute: int) -> str:

@@ -79,6 +79,8 @@ GUI_CASES = [
     gui("c5", "rain_no_umbrella", SH_RAIN, text("不用带伞"), "fail"),
     gui("c5", "rain_both", SH_RAIN, text("明天可能下雨也可能不下"), "fail"),
     gui("c5", "rain_today_not_tomorrow", SH_RAIN, text("今天有雨，明天晴"), "fail"),
+    gui("c5", "rain_not_cold", SH_RAIN, text("明天下雨，不冷"), "pass"),
+    gui("c5", "rain_light", SH_RAIN, text("明天有雨但雨不大"), "pass"),
     gui("c5", "rain_english", SH_RAIN, text("Yes, it will rain tomorrow, bring an umbrella"), "pass"),
     gui("c5", "dry_plain", BJ_RAIN, text("明天不下雨"), "pass"),
     gui("c5", "dry_sunny", BJ_RAIN, text("北京明天晴天，不用带伞"), "pass"),

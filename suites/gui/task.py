@@ -259,20 +259,27 @@ def stated_list(matcher: str, text: str, os_state: Any, *, units: tuple[str, ...
     labelled as lows (最低15度) — a list of highs is judged on the highs.
     """
     s = scan(text)
+
+    def listed(t: Any) -> bool:
+        # An item in a clause that denies anything (18:45那个没开) is not listed as one asked for.
+        return not (t.hedged or s.clause_at(t.start).negated)
+
     if matcher == "date":
         now = now_date(os_state)
         days = []
         for t in s.of("date"):
-            if t.hedged:
+            if not listed(t):
                 continue
             d = resolve(t.value, now)
             if d is not None and d not in days:
                 days.append(d)
         return days
     if matcher == "time":
-        return [t.value for t in s.of("time") if not t.hedged]
+        return [t.value for t in s.of("time") if listed(t)]
     out = []
     for t in s.of("number", exact=True):
+        if not listed(t):
+            continue
         if units is not None and t.unit not in units:
             continue
         if re.search(r"(?:低|low(?:est)?)\D{0,4}$", s.text[max(0, t.start - 6) : t.start], re.IGNORECASE):
