@@ -122,7 +122,7 @@ EN_NOT_NEGATIONS = (
 # Words that start a new clause even without a comma: the negation of one side does not reach
 # the other ("不是A而是B", "not A but B").
 CLAUSE_WORDS_CN = "但是 但 可是 不过 然而 而是 而且 并且 所以 因此 因为 同时 另外 此外 其他 其余 其它 然后".split()
-CLAUSE_WORDS_EN = "but however although though whereas instead rather so because and then while".split()
+CLAUSE_WORDS_EN = "but however although though whereas instead rather so because then while".split()
 
 # -- approximations, bounds, hedges -----------------------------------------------------------
 

@@ -70,6 +70,15 @@ _EXTRA_FOLD = str.maketrans({"\u2212": "-", "\u2013": "-", "\u2010": "-", "\u201
 _EN_WORD = "|".join(sorted(L.EN_NUMBER_WORDS, key=len, reverse=True))
 _EN_NUM = rf"(?:{_EN_WORD})(?:[- ](?:one|two|three|four|five|six|seven|eight|nine))?"
 _EN_UNIT = r"(?:hours?|hrs?|minutes?|mins?|o['’]?\s?clock|a\.?\s?m\b\.?|p\.?\s?m\b\.?|days?|weeks?|seconds?|secs?)"
+# Counts in English: a number word from two up before a plural noun or a unit (three alarms,
+# twenty degrees), or an answer that is only a number word. "one" alone is too often a pronoun.
+_EN_COUNT_RE = re.compile(
+    r"(?<![a-z-])(?P<w>(?:twenty|thirty|forty|fifty)(?:-(?:one|two|three|four|five|six|seven|eight|nine))?"
+    r"|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen"
+    r"|eighteen|nineteen)(?=\s+(?:[a-z]+s|degrees?|percent|per\s+cent)(?![a-z])|\s*(?:%|°))",
+    re.IGNORECASE,
+)
+_EN_ALONE_RE = re.compile(rf"^\W*(?P<w>{_EN_WORD})\W*$", re.IGNORECASE)
 _EN_NUMBER_RE = re.compile(
     rf"(?<![a-z])(?P<a>{_EN_NUM})(?:\s+(?P<b>{_EN_NUM}))?(?=\s*(?:and\s+a\s+half\s+)?{_EN_UNIT}(?![a-z]))"
     rf"|(?<=past\s)(?P<c>{_EN_NUM})(?![a-z])|(?<=to\s)(?P<d>{_EN_NUM})(?![a-z])(?!\s+(?:the|a|an)\b)"
@@ -106,7 +115,9 @@ def _en_numbers(s: str) -> str:
         v = _en_value(word)
         return m.group(0) if v is None else str(v)
 
-    return _EN_NUMBER_RE.sub(one, s)
+    s = _EN_NUMBER_RE.sub(one, s)
+    s = _EN_COUNT_RE.sub(lambda m: str(_en_value(m.group("w"))), s)
+    return _EN_ALONE_RE.sub(lambda m: m.group(0).replace(m.group("w"), str(_en_value(m.group("w")))), s)
 
 
 # -- Chinese numerals ---------------------------------------------------------------------------

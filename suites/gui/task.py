@@ -248,7 +248,7 @@ def value_check(name: str, matcher: str, expected: Any, text: str | None, os_sta
 
 
 # Units a listed number may carry when the list is of temperatures, counts, ... (none: bare).
-TEMPERATURE_UNITS = ("", "度", "°", "°C", "°F", "摄氏度", "华氏度")
+TEMPERATURE_UNITS = ("", "度", "°", "°C", "°F", "摄氏度", "华氏度", "degrees", "degree")
 
 
 def stated_list(matcher: str, text: str, os_state: Any, *, units: tuple[str, ...] | None = None) -> list[Any]:

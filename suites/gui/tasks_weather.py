@@ -104,7 +104,9 @@ class CompareCityTemp(AnswerTask):
     def text_check(self, name: str, field: Field | None, value: Any, obs: Observation) -> Check:
         """The answer must say which city is hotter (北京比广州更热 names both but claims one)."""
         w = _w(obs)
-        a, b = w.city(self.p.city1)["name"], w.city(self.p.city2)["name"]
+        # A city by its name or its id (广州 or Guangzhou): agents answer in either language.
+        a = (w.city(self.p.city1)["name"], self.p.city1.capitalize())
+        b = (w.city(self.p.city2)["name"], self.p.city2.capitalize())
         want = TIE if isinstance(value, re.Pattern) else value
         said = more_of(obs.answer or "", a, b, _stated_temp) if obs.answer else None
         ok = said == want
