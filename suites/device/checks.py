@@ -5,26 +5,26 @@ is that run's ``probe_read`` value; a missing one raises :class:`Unresolved` (th
 an error naming it). In ``answer_regex`` patterns the substituted value is escaped, so a batch
 named ``b1.0`` matches itself literally. ``{app:<capability>}`` is read only in ``packageName``.
 
-``answer_grounded`` tokenising (the seed leaves these open; tests pin each one):
+``answer_grounded`` reads the answer and the screens with the shared tokenizer
+(``judges.tokens``), so a value means the same on both sides (the seed leaves the details open;
+tests pin each one):
 
-* Text on both sides (answer and screens) goes through ``judges.matchers.normalize_text``
-  (NFKC, so ``：`` is ``:``; Chinese numerals become digits); text comparisons ignore case and
-  whitespace.
-* Items are, in this order: quoted names (inside “”, "", 「」, 『』, 《》: the whole quote is one
-  text item, nothing inside it is read again); times; ``label: value`` pairs; numbers.
-* A time is ``h:mm`` (``06:40``, ``6:40`` and ``06:40:00`` are the same time), ``h点m分``,
-  ``h点半`` or ``h点``; it is one item, never two numbers. Period words are not read: ``下午3点``
-  is 3:00, not 15:00, on both sides alike.
-* A number may carry thousands separators (``56,088`` = ``56088``, only groups of exactly three
-  digits) and ``万``/``亿`` (``3.5万`` = ``35000``), on both sides; numbers compare as numbers.
-  List markers (``1.``, ``2、``, ``3)`` at the start, or after a space or a clause mark) are
-  not items.
-  Dates are read number by number (``4月5日`` is 4 and 5).
-* A pair's value runs from after the colon to the first clause mark (``，,;；。、!！?？`` or a
-  newline; a comma between digit groups is a thousands separator), or to the next
-  ``label:``. A value without digits is a text item; a value with digits is covered by the
-  numbers and times found in it (so ``价格: 56,088元`` is the number 56088).
-* Repeated items count once: stating 25 twice is one item toward ``minItems``.
+* Items are: quoted names (inside “”, "", 「」, 『』, 《》, as written: 《三体》 is 三体); the text
+  values of ``label: value`` pairs without digits; times; absolute dates; durations; versions;
+  numbers. Repeated items count once toward ``minItems``.
+* A time keeps its period: 下午3点 is 15:00 and is grounded by 15:00 or a bare 3:00, never by
+  03:00; 早上6点40分 is not grounded by 6:40 PM. A date keeps its order: 4月5日 is grounded by
+  04-05 or 2026年4月5日, never by 5月4日. A version is kept whole: MIUI 12.5 is not grounded by
+  MIUI 12.5.1, and 12 is not a number on a screen that shows 12.5. A duration is its minutes
+  (1小时5分 is grounded by 65分钟); the numbers inside it are not items of their own.
+* Numbers have their sign, thousands separators and scale on both sides (56,088 = 56088,
+  1.2万 = 12000, 负5 = -5). Punctuation around a number never loses it: "25." at the end of a
+  sentence, "(25元)", "25、30、35". List markers ("1. ", "2、" before an item's text) are not
+  items, nor are ranks (第一条, 前三个) or the article 一 (一款, 一班): those restate the question.
+* ``answer_regex`` matches whole values: a match may not start or end inside a number, so
+  "8\\.9\\d?%" does not pass 18.93% even when the task did not anchor it.
+* ``screen_has`` and ``confirmation_shows`` compare whole values too: 6:40 is on "06:40" but
+  not on "16:40"; amount 25 is not shown by ¥125 or 1,025.
 """
 
 from __future__ import annotations
