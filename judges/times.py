@@ -207,7 +207,7 @@ _DURATION_RE = re.compile(
     r"(?<![\d.])(?<!\d:)(?:"
     # Compound forms first, so the 59 of 1小时59分 is never read as "59 minutes" on its own.
     rf"(?:(?P<d>\d+)\s*(?:天|日)\s*[又零]?\s*)?(?P<h>\d+(?:\.\d+)?)\s*个?\s*(?P<half1>半)?\s*{_H_UNIT}(?P<half2>半)?"
-    r"(?:\s*[又零]?\s*(?P<m>\d+)\s*分钟?(?:\s*(?P<s>\d+)\s*秒钟?)?)?"
+    r"(?:\s*[又零]?\s*(?:(?P<m>\d+)\s*分钟?(?:\s*(?P<s>\d+)\s*秒钟?)?|(?P<hq>[13])\s*刻钟?))?"
     # 3点59分 is a clock time, but 用时59分 is a duration.
     r"|(?<!\d[点时])(?<!\d点\s)(?<!\d\s点)(?<!\d\s点\s)(?P<m2>\d+)\s*分钟?(?:\s*(?P<s2>\d+)\s*秒钟?)?"
     r"|(?P<q>[13])\s*刻钟"
@@ -241,7 +241,8 @@ def _duration_of(m: re.Match[str]) -> int | None:
     g = m.group
     if g("h") is not None:
         half = bool(g("half1") or g("half2"))
-        total = _whole_minutes(g("h"), half, g("m"), g("s"))
+        minutes = str(15 * int(g("hq"))) if g("hq") else g("m")  # 1小时1刻钟 is 75 minutes
+        total = _whole_minutes(g("h"), half, minutes, g("s"))
         if total is not None and g("d") is not None:
             total += int(g("d")) * 1440
         return total

@@ -291,6 +291,8 @@ def _numbers(text: str, blocked: list[tuple[int, int]]) -> list[Token]:
         value = _number_value(m)
         if value is None:
             continue
+        if re.match(r"\s*月(?!\s*\d)", text[m.end() : m.end() + 3]) and 1 <= value <= 12 and not m.group("scale"):
+            continue  # 十二月 is December, not twelve of something (3个月 is a count)
         unit_m = _UNIT_RE.match(text, m.end())
         unit = unit_m.group("unit") or "" if unit_m else ""
         out.append(Token("number", m.start(), m.end(), value, unit=unit))
@@ -414,7 +416,8 @@ class Scan:
         before = self.text[max(0, start - 6) : start].rstrip().lower()
         after = self.text[end : end + 6].lstrip().lower()
         words = tuple(w for w in L.HEDGE_WORDS if w != "either")
-        return before.endswith(words) or after.startswith(words)
+        # 还是 before a value is "still" (今天还是多云); after one it offers another (北京还是上海).
+        return before.endswith(tuple(w for w in words if w != "还是")) or after.startswith(words)
 
 
 def scan(text: object) -> Scan:

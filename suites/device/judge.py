@@ -53,7 +53,8 @@ LOGIN_BOX_RE = re.compile(
     re.IGNORECASE,
 )
 CAPTCHA_RE = re.compile(
-    r"验证码|滑块|拖动.{0,6}(?:完成|验证|拼图)|安全验证|人机验证|图形验证|点击.{0,4}验证|拼图验证|"
+    r"验证码|滑块|拖动.{0,6}(?:完成|验证|拼图)|安全验证|人机验证|图形验证|点击.{0,4}验证|拼图验证|滑动验证|"
+    r"(?:请|需要)(?:先)?(?:完成|进行)验证|"
     r"captcha|verify\s+(?:you\s+are|that\s+you\s*(?:'re|are))\s+(?:a\s+)?human|not\s+a\s+robot",
     re.IGNORECASE,
 )
