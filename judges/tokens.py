@@ -89,7 +89,7 @@ _CLAUSE_WORD_CN = "|".join(
     ("(?<!不)" + w if w.startswith("但") else w) for w in sorted(L.CLAUSE_WORDS_CN, key=len, reverse=True)
 )
 _BOUNDARY_RE = re.compile(
-    r"(?P<punct>[。;!?\n]|,(?!\d{3}(?!\d))|\.(?=\s|$|[\u4e00-\u9fff])(?<![a-z]\.[a-z]\.)(?<!\bno\.))"
+    r"(?P<punct>[。;!?\n]|(?<!\d),|,(?!\d{3}(?!\d))|\.(?=\s|$|[\u4e00-\u9fff])(?<![a-z]\.[a-z]\.)(?<!\bno\.))"
     rf"|(?P<word>{_CLAUSE_WORD_CN}"
     rf"|(?<![a-z])(?:{'|'.join(L.CLAUSE_WORDS_EN)})(?![a-z]))",
     re.IGNORECASE,

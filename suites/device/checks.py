@@ -172,7 +172,7 @@ _LIST_MARKER_RE = re.compile(
     r"(?:^|(?<=[\s:;,。;、]))[(]?\d{1,2}(?:[、)]|\.(?!\d))(?=\s*[^\s\d.,;:。、)%])"
 )
 _LABEL_RE = re.compile(r"([^\s:,。;、!?()\[\]【】]{1,20})\s*:(?!//)\s*")
-_CLAUSE_END_RE = re.compile(r"[。;、!?\n]|,(?!\d{3}(?!\d))")
+_CLAUSE_END_RE = re.compile(r"[。;、!?\n]|(?<!\d),|,(?!\d{3}(?!\d))")
 _WS_RE = re.compile(r"\s+")
 
 
