@@ -222,9 +222,10 @@ class Items:
         clocks = [(t.start, t.end) for t in tokens if t.kind == "time"]
         durations = [t for t in tokens if t.kind == "duration" and not _inside((t.start, t.end), clocks)]
         self.durations = [t.value for t in durations]
-        spans = [(t.start, t.end) for t in durations]
+        spans = [(t.start, t.end) for t in durations] + [(t.start, t.end) for t in tokens if t.kind == "date"]
         self.versions = [t.value for t in tokens if t.kind == "version"]
-        # A number inside a duration (the 1 and 5 of 1小时5分) is part of that duration; a rank
+        # A number inside a duration (the 1 and 5 of 1小时5分) or a date (the 2026 of 2026年4月5日)
+        # is part of it; a rank
         # (第一条, 前三个, top 3) or the article 一 (一款, 一班, 1美元) restates the question, it
         # was not read off a screen.
         self.numbers = [
