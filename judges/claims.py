@@ -55,7 +55,7 @@ def _dates_of(s: Scan, t: Token, now: dt.date | None) -> list[dt.date]:
 
 
 def _rain_polarity(s: Scan, clause: Clause) -> set[str]:
-    """"yes", "no" or both for one clause, about rain."""
+    """"yes", "no" (rain denied), "dry" (dry weather named), or yes and no, for one clause."""
     body = s.text[clause.start : clause.end]
     core = body.strip(_EDGE).lower()
     if clause.question:
@@ -76,7 +76,7 @@ def _rain_polarity(s: Scan, clause: Clause) -> set[str]:
     dry = _DRY_RE.search(body)
     if dry and not clause.retracted:
         # 晴天不冷 is dry; 不是晴天 says nothing about rain.
-        return set() if denies_at(body, dry.start(), dry.end()) else {"no"}
+        return set() if denies_at(body, dry.start(), dry.end()) else {"dry"}
     return set()
 
 
@@ -100,11 +100,10 @@ def rain_on(text: str, day: dt.date, os_state: object) -> bool | None:
     for days, polarity, _ in _rain_claims(s, now):
         if days is None or day in days:
             said |= polarity
-    if said == {"yes"}:
-        return True
-    if said == {"no"}:
-        return False
-    return None
+    # A day that is cloudy with showers in the evening rains; "no rain" and "rain" disagree.
+    if "yes" in said:
+        return None if "no" in said else True
+    return False if said else None
 
 
 def rain_days(text: str, os_state: object) -> set[dt.date]:
@@ -122,13 +121,13 @@ def rain_days(text: str, os_state: object) -> set[dt.date]:
         inside = [t for t in tokens if c.start <= t.start < c.end]
         if inside and _only_days(s, c, inside):
             days = _expand(s, inside, now)
-            if previous == {"yes"}:
+            if _rains(previous):
                 out |= days
             else:
                 pending |= days
             continue
         polarity = _rain_polarity(s, c)
-        if polarity == {"yes"}:
+        if _rains(polarity):
             out |= pending
         if polarity:
             pending = set()
@@ -143,9 +142,13 @@ def rain_days(text: str, os_state: object) -> set[dt.date]:
             own = polarity if not (_RAIN_RE.search(body) or _DRY_RE.search(body)) else _rain_polarity(
                 s, Clause(seg.start, seg.end, negated=_denies(body), question=c.question, retracted=c.retracted)
             )
-            if own == {"yes"}:
+            if _rains(own):
                 out |= _expand(s, seg_tokens, now)
     return out
+
+
+def _rains(polarity: set[str]) -> bool:
+    return "yes" in polarity and "no" not in polarity
 
 
 _LIST_FILLER_RE = re.compile(r"[\s,、和及与以及and&/]*", re.IGNORECASE)
