@@ -189,12 +189,6 @@ def resolve(m: re.Match[str], now: dt.date | None, ref: dt.date | None = None) -
     return None  # pragma: no cover - every branch of the regex is handled above
 
 
-def is_relative(m: re.Match[str]) -> bool:
-    """The match names a day only relative to now (明天, 周三, next Monday, 3天后)."""
-    g = m.groupdict()
-    return bool(g["rel"] or g["wd"] or g["ewd"] or g["reln"] or g["enin"] or g["enlater"] or g["mshift"])
-
-
 def month_day(m: re.Match[str]) -> tuple[int | None, int, int] | None:
     """(year or None, month, day) as written, for comparing dates without a now."""
     g = m.groupdict()

@@ -290,6 +290,7 @@ def parse_times(text: str) -> list[tuple[int, int]]:
 
 
 def expected_times(expected: Any) -> list[tuple[int, int]]:
+    """The readings of an expected time: a time, an (hour, minute) pair or a text like "14:30"."""
     if isinstance(expected, dt.time):
         return [(expected.hour, expected.minute)]
     if isinstance(expected, tuple) and len(expected) == 2:
@@ -303,6 +304,7 @@ def expected_times(expected: Any) -> list[tuple[int, int]]:
 
 
 def time_close(want: list[tuple[int, int]], got: tuple[tuple[int, int], ...], tol: float) -> bool:
+    """Is some reading of `got` within `tol` minutes of some expected reading, across midnight?"""
     for eh, em in want:
         for ah, am in got:
             diff = abs((eh * 60 + em) - (ah * 60 + am)) % 1440

@@ -349,6 +349,7 @@ class Scan:
         self.tokens = self._marked(found)
 
     def clause_at(self, pos: int) -> Clause:
+        """The clause a position of the folded text is in."""
         for c in self.clauses:
             if c.start <= pos < c.end:
                 return c
@@ -409,6 +410,7 @@ class Scan:
         ]
 
     def date_of(self, token: Token, now: dt.date | None, ref: dt.date | None = None) -> dt.date | None:
+        """The calendar date a date token names, against the simulated now (see judges.dates)."""
         return D.resolve(token.value, now, ref)
 
     def alternatives(self, start: int, end: int) -> bool:
