@@ -104,15 +104,14 @@ def parse_number(text: str) -> float | None:
     " 25 ", "25.0", "1,234", "二十五", "负5", "1.2万" read; "25°C" and "3个" do not, because a
     unit means the agent did not fill the field the way it was asked; "五六" is no number.
     """
-    s = scan(text)
-    body = s.text.strip().rstrip(_FINAL_MARKS).strip()
+    body = _field_text(text)
     if _BARE_DECIMAL_RE.fullmatch(body):
         return float(body)
+    s = scan(body)
     tokens = [t for t in s.tokens if t.kind == "number"]
-    if len(tokens) != 1 or not tokens[0].exact:
-        return None
-    t = tokens[0]
-    return t.value if (t.start, t.end) == (s.text.find(body), s.text.find(body) + len(body)) else None
+    if len(tokens) == 1 and tokens[0].exact and (tokens[0].start, tokens[0].end) == (0, len(s.text)):
+        return tokens[0].value
+    return None
 
 
 def _version_number(t: Token) -> float | None:

@@ -105,6 +105,12 @@ GUI_CASES = [
     gui("c5", "dry_wrong", BJ_RAIN, text("北京明天会下雨"), "fail"),
     gui("c5", "dry_english", BJ_RAIN, text("It won't rain tomorrow"), "pass"),
     gui("c5", "dry_unsure", BJ_RAIN, text("明天不一定下雨"), "fail"),
+    gui("c5", "high_low_swapped", lambda: W.CheckHighLow(city="北京"), text("北京今天最高15度，最低23度"), "fail"),
+    gui("c5", "high_low", lambda: W.CheckHighLow(city="北京"), text("北京今天最低15度，最高23度"), "pass"),
+    gui("c5", "high_low_range", lambda: W.CheckHighLow(city="北京"), text("今天气温15~23度"), "pass"),
+    gui("c5", "high_low_in_order", lambda: W.CheckHighLow(city="北京"), text("分别是23度和15度"), "pass"),
+    gui("c5", "high_low_english", lambda: W.CheckHighLow(city="北京"), text("high 23, low 15"), "pass"),
+    gui("c5", "high_low_half", lambda: W.CheckHighLow(city="北京"), text("最高23度"), "fail"),
     # 6: lists are sets; order when asked
     gui("c6", "rain_days", SH_DAYS, text("今天、明天和4月9日有雨"), "pass"),
     gui("c6", "rain_days_each", SH_DAYS, text("4月5日小雨，4月6日中雨，4月9日阵雨，其他几天没有雨"), "pass"),

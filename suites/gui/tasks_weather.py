@@ -11,7 +11,7 @@ from judges.base import Check
 from judges.claims import TIE, more_of, rain_days, rain_on
 from judges.dates import expected_date, now_date
 from judges.matchers import has_close_number, match_value, phrase_hits
-from judges.tokens import Scan
+from judges.tokens import Scan, scan
 
 from .apps import Weather
 from .task import TEMPERATURE_UNITS, AnswerTask, CriteriaTask, Enum, Field, Observation, Task
@@ -79,6 +79,35 @@ class CheckHighLow(AnswerTask):
     def get_answer(self, obs: Observation) -> dict[str, int]:
         today = _w(obs).day(self.p.city, 0)
         return {"high": today["high"], "low": today["low"]}  # order = field order
+
+    def text_check(self, name: str, field: Field | None, value: Any, obs: Observation) -> Check:
+        """Free text must say which is which: "最高15度，最低23度" states both numbers but swaps
+        them. Labelled values decide (最高/最低, high/low); without labels, a range "15~23度" is
+        low to high, and two values are in the order asked (high, then low)."""
+        said = _high_low(obs.answer or "")
+        key = name.rsplit(".", 1)[-1]
+        got = None if said is None else said[0 if key == "high" else 1]
+        ok = got is not None and abs(got - float(value)) < 1e-9
+        reason = "" if ok else ("no answer" if not obs.answer else f"the answer gives {key} {got if got is not None else 'nothing definite'}")
+        return Check(name=name, passed=ok, expected=value, actual=obs.answer, reason=reason)
+
+
+_HIGH_RE = re.compile(r"(?:最高|高温|白天|high(?:est)?|max(?:imum)?)[^,;。\d]{0,6}$", re.IGNORECASE)
+_LOW_RE = re.compile(r"(?:最低|低温|夜间|晚上|low(?:est)?|min(?:imum)?)[^,;。\d]{0,6}$", re.IGNORECASE)
+
+
+def _high_low(text: str) -> tuple[float | None, float | None] | None:
+    """(high, low) as the answer states them, or None when it does not say."""
+    s = scan(text)
+    values = [t for t in s.of("number") if not (t.hedged or t.approx) and t.unit in TEMPERATURE_UNITS]
+    high = {t.value for t in values if _HIGH_RE.search(s.text[s.clause_at(t.start).start : t.start])}
+    low = {t.value for t in values if _LOW_RE.search(s.text[s.clause_at(t.start).start : t.start])}
+    if high or low:
+        return (high.pop() if len(high) == 1 else None, low.pop() if len(low) == 1 else None)
+    if len(values) == 2 and values[0].ranged and values[1].ranged:
+        return max(values[0].value, values[1].value), min(values[0].value, values[1].value)
+    exact = [t.value for t in values if t.exact]
+    return (exact[0], exact[1]) if len(exact) == 2 else None
 
 
 class CompareCityTemp(AnswerTask):
