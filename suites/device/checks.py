@@ -287,6 +287,9 @@ class Items:
         )
 
 
+Tokens = Items  # the name this class had before the shared tokenizer
+
+
 def _same_version(a: tuple[int, ...], b: tuple[int, ...]) -> bool:
     def strip(v: tuple[int, ...]) -> tuple[int, ...]:
         out = list(v)
