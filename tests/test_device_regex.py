@@ -23,7 +23,7 @@ REGEX_TASKS = {
     if any(isinstance(c, AnswerRegex) for c in tf.task.checks)
 }
 RIGHT_ANSWERS = {
-    "calculator-multiply": ["123×456 = 56088", "结果是56088。"],
+    "calculator-multiply": ["123×456 = 56088", "结果是56088。", "计算器显示 56,088"],
     "web-guangdong-share": ["广东省人口占全国的8.93%", "约为 8.9 %", "占比百分之八点九三"],
 }
 
@@ -66,7 +66,7 @@ def test_named_near_misses():
     for miss in ("广东省占18.93%", "占8.931%", "占88.9%", "占28.9 %"):
         assert not answer_regex(share, state(miss)).passed, miss
     calc = REGEX_TASKS["calculator-multiply"][0]
-    for miss in ("156088", "560880", "56088.5", "1,56088"):
+    for miss in ("156088", "560880", "56088.5", "1,56088", "156,088", "56,0881", "56,088.5", "1,56,088"):
         assert not answer_regex(calc, state(miss)).passed, miss
 
 

@@ -1,23 +1,20 @@
 """A tiny built-in suite that exercises the platform end to end without any other suite.
 
 Two weather questions, judged on the AnswerSheet (grounded mode) or the final answer (text
-mode). Its judge carries a deliberate, realistic bug for ``traj demo`` to fix: with
-``NUMBER_RULE = "substring"`` the expected temperature is looked for as a substring, so "25"
-passes for an expected 5 and "二十度" fails for 20. The fix switches to whole-number matching.
+mode): the answer must state the expected number as one exact value, read by the shared
+tokenizer (Chinese numerals and signs included). (``traj demo`` judges first with a copy that
+looks for it as a substring, the realistic bug where "25" passes for an expected 5 and "二十度"
+fails for 20.)
 """
 
 from __future__ import annotations
 
-import re
-import sys
 from pathlib import Path
 from typing import Any
 
 from judges.base import Check, Suite, Verdict
+from judges.matchers import match_value
 from replay.state import RunState
-
-# The demo's rule fix rewrites this line in a copy of this file.
-NUMBER_RULE = "substring"
 
 TASKS: dict[str, dict[str, Any]] = {
     "current_temp": {
@@ -30,32 +27,19 @@ TASKS: dict[str, dict[str, Any]] = {
     },
 }
 
-_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
-
-
-def _small_chinese_numbers(text: str) -> str:
-    """Rewrite Chinese numerals below 100 (二十, 三十五, 十二) as digits."""
-
-    def one(m: re.Match[str]) -> str:
-        tens, ones = m.group(1), m.group(2)
-        value = (_DIGITS[tens] if tens else 1) * 10 + (_DIGITS[ones] if ones else 0)
-        return str(value)
-
-    text = re.sub(r"([一二两三四五六七八九])?十([一二三四五六七八九])?", one, text)
-    return re.sub(r"[零一二两三四五六七八九]", lambda m: str(_DIGITS[m.group(0)]), text)
-
 
 def number_matches(expected: float, text: str) -> bool:
-    if NUMBER_RULE == "substring":
-        return str(expected) in text
-    # A standalone number: "25" must not count as 5, nor "12" inside "2012".
-    numbers = re.findall(r"(?<![\d.])-?\d+(?:\.\d+)?(?![\d.])", _small_chinese_numbers(text))
-    return any(float(n) == float(expected) for n in numbers)
+    """The answer states the expected number as one exact value.
+
+    Read with the shared tokenizer (``judges.matchers.match_value``), like every other suite:
+    "25" is not 5, 二十 is 20, 负5 is -5, a number inside a word (一样) is none, a negated
+    number (不是20度) is not stated, and an approximation (大约四十) is not the exact value.
+    """
+    return match_value(expected, text)
 
 
 class ExampleSuite(Suite):
     name = "example"
-    code_modules = (sys.modules[__name__],)
 
     def task_ids(self) -> list[str]:
         return list(TASKS)
@@ -105,15 +89,3 @@ class ExampleSuite(Suite):
 def load(path: str | Path | None = None) -> ExampleSuite:
     return ExampleSuite()
 
-
-def apply_fix(folder: Path) -> str:
-    target = folder / "__init__.py"
-    text = target.read_text(encoding="utf-8")
-    target.write_text(text.replace('NUMBER_RULE = "substring"', 'NUMBER_RULE = "number"'), encoding="utf-8")
-    return "example: temperatures are matched as whole numbers (Chinese numerals too), not substrings"
-
-
-def record_samples(store: Any) -> None:
-    from .samples import record
-
-    record(store)

@@ -42,6 +42,7 @@ from judges.matchers import (
     time_close,
 )
 from judges.tokens import scan
+from trajectory.errors import JudgeError, TrajError
 
 from . import paths
 
@@ -57,12 +58,10 @@ ANSWER_SHEET_STEPS = 15
 SHEET_SUFFIX = "，然后打开答题卡（AnswerSheet）填写答案并提交"
 
 
-class TaskDefinitionError(ValueError):
+class TaskDefinitionError(TrajError, ValueError):
     """A task class declares something inconsistent (a bad field, parameter or template)."""
 
 
-class JudgeError(ValueError):
-    """The task cannot be judged as declared (e.g. expected values do not fit the fields)."""
 
 
 # -- parameters ------------------------------------------------------------------------------
