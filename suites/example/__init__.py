@@ -80,7 +80,7 @@ class ExampleSuite(Suite):
                 passed=ok,
                 expected=expected,
                 actual=actual,
-                reason="" if ok else f"{expected} not found in the answer",
+                reason="" if ok else f"the answer does not state {expected} as one exact value",
             )
         )
         return Verdict.from_checks(checks)

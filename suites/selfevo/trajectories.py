@@ -21,6 +21,11 @@ harness scores it: the list as written goes into ``run_finished.metrics["created
 judge scores L3 from it exactly as the harness does, and the verdict's details carry a warning
 naming the inconsistency (``layers.tool_warnings``). Nothing is refused for it.
 
+Imports made before this reading took a missing or null ``created_tools`` to be what the steps
+say and stored no metrics. Such a trajectory with ``create_tool`` steps is now stored with
+``metrics["created_tools"]``, so importing it again into a store that holds the old import is
+a conflict (see :func:`imported_otherwise_before`; the import explains it).
+
 Other keys the harness does not need are as lenient: a missing, null or empty ``profile`` is
 the default profile; a ``goal`` that is not text and a falsy ``final_answer`` that is not text
 (the harness reads both as nothing) are kept in ``extra`` only. A ``final_answer`` that is
@@ -63,6 +68,8 @@ class Trajectory:
     extra: dict[str, Any] = field(default_factory=dict)
     #: ``created_tools`` as written, when it differs from what the steps say (else SAME).
     declared_tools: Any = SAME
+    #: The line has a ``created_tools`` that is not null.
+    tools_listed: bool = True
 
     @property
     def round(self) -> int:
@@ -125,7 +132,18 @@ def parse_trajectory(obj: Any, where: str) -> Trajectory:
         final_answer=answer,
         extra=extra,
         declared_tools=declared,
+        tools_listed=obj.get("created_tools") is not None,
     )
+
+
+def imported_otherwise_before(traj: Trajectory) -> bool:
+    """Would an import made before ``created_tools`` was read as the harness reads it have
+    stored this trajectory differently? Those imports took a missing or null list to be what the
+    ``create_tool`` steps say and stored no ``run_finished.metrics``; the harness reads it as an
+    empty list, so a trajectory with ``create_tool`` steps and no list now carries
+    ``metrics["created_tools"]``, and importing it again into a store that holds the old import
+    is refused as a conflict (stored events are never rewritten)."""
+    return not traj.tools_listed and traj.declared_tools is not SAME
 
 
 def _reconcile_tools(
