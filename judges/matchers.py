@@ -95,7 +95,11 @@ _FINAL_MARKS = "。.!?;,！？；，"
 
 
 def _field_text(text: str) -> str:
-    return fold(text).strip().rstrip(_FINAL_MARKS).strip()
+    # Final marks and whitespace in any mix ("负5。 。") are not part of the value.
+    body = fold(text).strip()
+    while body and (body[-1] in _FINAL_MARKS or body[-1].isspace()):
+        body = body[:-1]
+    return body
 
 
 def parse_number(text: str) -> float | None:
