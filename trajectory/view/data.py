@@ -146,7 +146,7 @@ class StoreData:
     def rows(self, sql: str, params: Any = None) -> list[dict[str, Any]]:
         """Trusted SQL (the viewer's own) on the views; rows as dicts of plain values."""
         with self.con() as con:
-            table = con.execute(sql, params or []).to_arrow_table()
+            table = con.sql(sql, params=params or None).to_arrow_table()
         return [{k: plain(v) for k, v in r.items()} for r in table.to_pylist()]
 
     def cached(self, key: str, fn: Any) -> Any:
@@ -289,6 +289,23 @@ class StoreData:
         after = apply(before, events[-1]) if before is not None else replay(events)
         screens = [{"seq": s.seq, "text": s.text, "app": s.app, "image": s.image} for s in after.screens]
         return plain(view(after)), None if before is None else plain(view(before)), screens
+
+    def replay_steps(self, run_id: str) -> Iterator[tuple[dict[str, Any], dict[str, Any] | None, list[dict[str, Any]]]]:
+        """:meth:`replayed` at every seq of the run, in one fold (for a static copy)."""
+        from replay import apply, replay, view
+        from trajectory import events as ev
+
+        decode = ev.DECODER.decode
+        got = self.rows("SELECT data FROM events WHERE run_id = $run_id ORDER BY seq", {"run_id": run_id})
+        before_view = None
+        state = None
+        for r in got:
+            e = decode(r["data"])
+            state = replay([e]) if state is None else apply(state, e)
+            screens = [{"seq": s.seq, "text": s.text, "app": s.app, "image": s.image} for s in state.screens]
+            now = plain(view(state))
+            yield now, before_view, screens
+            before_view = now
 
     def run_verdicts(self, run_id: str) -> dict[str, Any]:
         """The run's verdict history (oldest first), its current verdict with its checks, its

@@ -97,6 +97,12 @@ def state_at(data: StoreData, run_id: str, at: int, last_seq: int, events: list[
     screen the agent saw then."""
     state, before, screens = data.replayed(run_id, at)
     event = events[at] if events is not None and at < len(events) else data.run_events(run_id, at, at)[0]
+    return time_travel(data, run_id, at, last_seq, event, state, before, screens)
+
+
+def time_travel(data: StoreData, run_id: str, at: int, last_seq: int, event: dict[str, Any], state: dict[str, Any],
+                before: dict[str, Any] | None, screens: list[dict[str, Any]]) -> dict[str, Any]:
+    """The time-travel panel's content from a replayed state and the one before it."""
     screen = dict(screens[-1]) if screens else None
     if screen is not None and screen["image"]:
         screen["image_found"] = data.image_file(run_id, screen["seq"])[1] is not None
