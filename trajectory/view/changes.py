@@ -46,8 +46,19 @@ class _Missing:
 _MISSING = _Missing()
 
 
+def _same(a: Any, b: Any) -> bool:
+    """Equal as JSON values: in Python True == 1 == 1.0, in JSON they are three values."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    return bool(a == b)
+
+
 def _walk(path: str, a: Any, b: Any, out: list[dict[str, Any]], limit: int) -> None:
-    if len(out) >= limit or a == b:
+    if len(out) >= limit or _same(a, b):
         return
     if isinstance(a, dict) and isinstance(b, dict):
         for k in list(a) + [k for k in b if k not in a]:
@@ -99,8 +110,8 @@ def evidence(events: list[dict[str, Any]], check: dict[str, Any]) -> dict[str, A
     The rule, first match wins, latest event first:
     1. a check named ``field N…`` reads AnswerSheet field N: the last ``sheet_changed`` that set it;
        one named ``submitted…`` reads the submitted flag: the last submit or unsubmit;
-    2. an event whose text (sheet value, answer, screen, reply, probe, recorded judgement …)
-       contains the actual value, or, for a short actual, equals it (a check that read
+    2. an event with a field (sheet value, answer, screen, reply, probe, recorded judgement …)
+       equal to the actual value, else one whose field contains it (a check that read
        "下午2点30分" points at the step that typed it, not at the run's end);
     3. a check named ``answer…`` reads the final answer: the last ``answer_given``;
     4. otherwise the run's last event, where the judge read the finished run.
@@ -118,15 +129,16 @@ def evidence(events: list[dict[str, Any]], check: dict[str, Any]) -> dict[str, A
         for e in reversed(events):
             if e.get("kind") == "sheet_changed" and e.get("op") in ("submit", "unsubmit"):
                 return {"seq": e["seq"], "kind": e["kind"], "how": "the last submit or unsubmit of the AnswerSheet"}
-    wanted = [t for t in _texts(check.get("actual")) if len(t) >= 1]
-    if wanted:
-        for e in reversed(events):
+    wanted = _texts(check.get("actual"))
+    # Whole fields first: "下午2点" typed at seq 2 beats "下午2点30分" typed later, which only
+    # contains it. One- and two-character values ("5", "是") match whole fields only: "5" is
+    # inside "25", "25" inside "2025".
+    for whole in (True, False):
+        for e in reversed(events) if wanted else ():
             fields = EVIDENCE_FIELDS.get(str(e.get("kind")), ())
             texts = [_field_text(e[f]) for f in fields if e.get(f) is not None]
-            for t in wanted:
-                # One- and two-character values ("5", "是") match whole fields only: "5" is in "25".
-                if any(t == x or (len(t) > 2 and t in x) for x in texts):
-                    return {"seq": e["seq"], "kind": e["kind"], "how": "the event that holds the actual value"}
+            if any(t == x if whole else (len(t) > 2 and t in x) for t in wanted for x in texts):
+                return {"seq": e["seq"], "kind": e["kind"], "how": "the event that holds the actual value"}
     if name.lower().startswith("answer"):
         for e in reversed(events):
             if e.get("kind") == "answer_given":
