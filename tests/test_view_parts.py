@@ -21,12 +21,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from starlette.testclient import TestClient
 from typer.testing import CliRunner
-from view_helpers import FAILING_RUN, FLIP_RUN, LiveView, demo_store, free_port
+from view_helpers import FAILING_RUN, FLIP_RUN, HOLDOUT_RUN, LiveView, copy_store, demo_store, free_port
 
 from trajectory.cli.import_mobilegym import import_mobilegym
 from trajectory.cli.main import app
 from trajectory.ingest import ingest_bytes
 from trajectory.judging import SuiteResolver, judge_runs
+from trajectory.query import holdout_views
 from trajectory.store import Store
 from trajectory.view.app import create_app
 from trajectory.view.changes import evidence, state_changes
@@ -254,3 +255,16 @@ def test_traj_view_refuses_a_taken_port_and_a_missing_store(demo, tmp_path):
     assert r.exit_code == 1 and "no store here" in r.output
     r = CliRunner().invoke(app, ["view", "--store", str(demo), "--split", "dev"])
     assert r.exit_code == 1 and "--split must be one of tune, holdout" in r.output
+
+
+def test_a_holdout_session_is_recorded_as_a_look(demo, tmp_path):
+    store = copy_store(demo, tmp_path / "store")
+    live = LiveView(store, "--split", "holdout")
+    try:
+        assert "(holdout pool)" in live.banner
+        with urllib.request.urlopen(live.url + "/api/runs") as r:
+            assert [x["run_id"] for x in json.loads(r.read())["runs"]] == [HOLDOUT_RUN]
+    finally:
+        live.stop()
+    looks = holdout_views(Store(store))
+    assert [v["key"] for v in looks] == ["view"] and json.loads(looks[0]["data"])["port"] == live.port
