@@ -112,7 +112,9 @@ def start(store: Path, port: int) -> tuple[subprocess.Popen[bytes], float]:
     deadline = t + 60
     while time.perf_counter() < deadline:
         if proc.poll() is not None:
-            raise RuntimeError(f"traj view exited: {proc.stderr.read().decode()[-500:] if proc.stderr else ''}")
+            why = proc.stderr.read().decode()[-500:] if proc.stderr else ""
+            stop(proc)
+            raise RuntimeError(f"traj view exited: {why}")
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=1):
                 pass
@@ -121,7 +123,7 @@ def start(store: Path, port: int) -> tuple[subprocess.Popen[bytes], float]:
             continue
         first_byte(port, "/api/health")
         return proc, time.perf_counter() - t
-    proc.kill()
+    stop(proc)
     raise RuntimeError("traj view did not answer within 60 s")
 
 
@@ -172,12 +174,18 @@ def measure(store: Path, repeat: int = 3) -> dict[str, Any]:
         out["all_ok"] = all(p["status"] == 200 for p in out["pages"].values())
         return out
     finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop(proc)
+
+
+def stop(proc: subprocess.Popen[bytes]) -> None:
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+    if proc.stderr is not None:
+        proc.stderr.close()
 
 
 def render(r: dict[str, Any]) -> str:
