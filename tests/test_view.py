@@ -8,6 +8,7 @@ import csv
 import io
 import json
 import re
+import time
 
 import pytest
 from starlette.testclient import TestClient
@@ -27,7 +28,8 @@ def demo(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def client(demo):
-    data = StoreData(str(demo))
+    # The pages read the events directly here; the run index is held equal to that below.
+    data = StoreData(str(demo), background_index=False)
     with TestClient(create_app(data)) as c:
         yield c
     data.close()
@@ -117,6 +119,33 @@ def test_runs_filters_and_sorting(client, demo):
     assert client.get("/api/runs?outcome=unjudged").json()["runs"] == open_runs
     html = client.get("/runs?batch=gui-demo&outcome=fail").text
     assert FAILING_RUN in html and "gui-careful-02" not in html
+
+
+LISTS = [({}, "started_at", False), ({"suite": "clock"}, "run_id", True), ({"outcome": "fail"}, "tokens", True),
+         ({"q": "sloppy", "batch": "gui-demo"}, "duration_ms", False), ({"ran": "open"}, "steps", False),
+         ({"task": "AlarmTime"}, "score", True), ({}, "events", True), ({}, "model_ms", False), ({}, "verdict", False)]
+
+
+def test_the_run_index_lists_what_the_events_give(demo):
+    data = StoreData(str(demo), background_index=False)
+    live = [data.run_list(f, sort, desc, page, 20, use_index=False) for f, sort, desc in LISTS for page in (1, 2)]
+    assert not data.index_ready() and not any(x["indexed"] for x in live)
+    assert data.build_index() and data.index_ready()
+    indexed = [data.run_list(f, sort, desc, page, 20) for f, sort, desc in LISTS for page in (1, 2)]
+    assert all(x["indexed"] for x in indexed)
+    assert [(x["runs"], x["total"]) for x in indexed] == [(x["runs"], x["total"]) for x in live]
+    assert sum(len(x["runs"]) for x in live) > 100
+    data.close()
+    background = StoreData(str(demo))
+    with TestClient(create_app(background)) as c:
+        first = c.get("/api/runs?sort=tokens&order=desc").json()
+        for _ in range(200):  # the index is built on a thread of its own
+            if background.index_ready():
+                break
+            time.sleep(0.05)
+        again = c.get("/api/runs?sort=tokens&order=desc").json()
+    assert again["indexed"] and again["runs"] == first["runs"]
+    background.close()
 
 
 @pytest.mark.parametrize("query, named", [

@@ -41,21 +41,18 @@ WATCHED = ("events", "verdicts", "passes", "overrides")
 IMAGE_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".webp": "image/webp",
                ".gif": "image/gif"}
 
-# The run list: one row per run_started of the pool, its run_finished and its current verdict.
-RUN_INDEX = """
+# The run list: one row per run_started of the pool, its run_finished and its current verdict
+# (``r`` below), filtered and sorted on the same column names whichever way it is read.
+RUN_CTES = """
 WITH s AS (
     SELECT run_id, suite, task, batch, agent_name AS agent, agent_model AS model, ts AS started_at
     FROM events WHERE kind = 'run_started' AND coalesce(split, 'tune') = $split),
 f AS (SELECT run_id, outcome AS run_outcome, ts AS ended_at FROM events WHERE kind = 'run_finished'),
 v AS (SELECT run_id, outcome AS verdict, score FROM verdicts)
-{metrics_cte}
-SELECT s.*, coalesce(f.run_outcome, 'open') AS run_outcome, f.ended_at, coalesce(v.verdict, 'unjudged') AS verdict,
-       v.score {metrics_cols}, count(*) OVER () AS total
-FROM s LEFT JOIN f USING (run_id) LEFT JOIN v USING (run_id) {metrics_join}
-WHERE {where}
-ORDER BY {order}
-LIMIT $limit OFFSET $offset
 """
+RUN_COLUMNS = """s.*, coalesce(f.run_outcome, 'open') AS run_outcome, f.ended_at,
+    coalesce(v.verdict, 'unjudged') AS verdict, v.score"""
+PAGE = "SELECT *, count(*) OVER () AS total FROM ({rows}) r WHERE {where} ORDER BY {order} LIMIT $limit OFFSET $offset"
 METRICS = """
 SELECT run_id, count(*) AS events, max(seq) AS last_seq,
        count(*) FILTER (WHERE kind = 'step_taken') AS steps,
@@ -65,9 +62,24 @@ SELECT run_id, count(*) AS events, max(seq) AS last_seq,
 FROM events WHERE {where} GROUP BY run_id
 """
 METRIC_KEYS = ("events", "last_seq", "steps", "tokens", "model_ms", "duration_ms")
-SORTS = {"started_at": "s.started_at", "run_id": "s.run_id", "suite": "s.suite", "task": "s.task",
-         "batch": "s.batch", "agent": "s.agent", "verdict": "verdict", "score": "v.score",
-         "run_outcome": "run_outcome", **{k: f"m.{k}" for k in ("steps", "tokens", "model_ms", "duration_ms", "events")}}
+# The run index: the list's columns and every figure for the whole pool in one table, built in
+# the background (on a connection of its own) whenever the views open. Until it is there, a
+# page reads the events itself: the list from run_started/run_finished, the figures of its
+# own runs only, and a sort by a figure aggregates that one figure over the rows carrying it.
+RUN_INDEX = RUN_CTES + """, m AS ({metrics})
+SELECT {columns}, m.* EXCLUDE (run_id)
+FROM s LEFT JOIN f USING (run_id) LEFT JOIN v USING (run_id) LEFT JOIN m USING (run_id)
+""".format(metrics=METRICS.format(where="coalesce(split, 'tune') = $split"), columns=RUN_COLUMNS)
+SORT_FIGURES = {
+    "steps": "SELECT run_id, count(*) AS v FROM events WHERE kind = 'step_taken' GROUP BY run_id",
+    "tokens": "SELECT run_id, sum(coalesce(input_tokens, 0) + coalesce(output_tokens, 0)) AS v FROM events "
+              "WHERE input_tokens IS NOT NULL OR output_tokens IS NOT NULL GROUP BY run_id",
+    "model_ms": "SELECT run_id, sum(model_ms) AS v FROM events WHERE model_ms IS NOT NULL GROUP BY run_id",
+    "duration_ms": "SELECT run_id, epoch_ms(max(ts)) - epoch_ms(min(ts)) AS v FROM events GROUP BY run_id",
+    "events": "SELECT run_id, count(*) AS v FROM events GROUP BY run_id",
+}
+SORTS = {**{k: f"r.{k}" for k in ("started_at", "run_id", "suite", "task", "batch", "agent", "verdict", "score",
+                                   "run_outcome")}, **{k: f"coalesce(r.{k}, 0)" for k in SORT_FIGURES}}
 
 
 def plain(value: Any) -> Any:
@@ -99,7 +111,7 @@ def _json(text: Any) -> Any:
 class StoreData:
     """A store as the viewer sees it: one pool (tune or holdout), read through sandboxed views."""
 
-    def __init__(self, path: str, split: str = "tune"):
+    def __init__(self, path: str, split: str = "tune", *, background_index: bool = True):
         if split not in SPLITS:
             raise QueryError(f"--split must be one of {', '.join(SPLITS)}, got {split!r}")
         self.store = Store(path)
@@ -110,6 +122,9 @@ class StoreData:
         self._lock = threading.RLock()
         self._views: Any = None
         self._mark: tuple[int, ...] | None = None
+        self._indexed: tuple[int, ...] | None = None  # the store state the run index is of
+        self._depth = 0
+        self.background_index = background_index
         self.memo: dict[str, Any] = {}
 
     # -- the connection ---------------------------------------------------------------------
@@ -128,14 +143,47 @@ class StoreData:
         from trajectory.query import Views
 
         with self._lock:
-            mark = self._fingerprint()
+            # Only the outermost holder looks for new commits: a page's queries all see one state.
+            mark = self._fingerprint() if self._depth == 0 else self._mark
             if self._views is None or mark != self._mark:
                 if self._views is not None:
                     self._views.close()
                 self._views = Views(self.store, split=self.split, threads=2)
                 self._mark = mark
                 self.memo = {}
-            yield self._views.con
+                if self.background_index:
+                    threading.Thread(target=self.build_index, args=(mark,), daemon=True, name="traj-view-index").start()
+            self._depth += 1
+            try:
+                yield self._views.con
+            finally:
+                self._depth -= 1
+
+    def build_index(self, mark: tuple[int, ...] | None = None) -> bool:
+        """Build the run index for the store state ``mark`` (the current one by default) and
+        hand it to the views; False when the store changed meanwhile or it could not be built
+        (the pages then keep reading the events directly)."""
+        from trajectory.query import Views
+
+        if mark is None:
+            with self.con():
+                mark = self._mark
+        try:
+            with Views(self.store, split=self.split, threads=1) as views:
+                table = views.con.sql(RUN_INDEX, params={"split": self.split}).to_arrow_table()
+        except Exception:  # noqa: BLE001 - e.g. files compacted away meanwhile; the index is only a shortcut
+            return False
+        with self._lock:
+            if mark != self._mark or self._views is None:
+                return False
+            self._views.con.register("_view_runs", table)
+            self._indexed = mark
+            return True
+
+    def index_ready(self) -> bool:
+        """Whether the run index is of the store state the views show."""
+        with self._lock:
+            return self._views is not None and self._indexed == self._mark
 
     def close(self) -> None:
         with self._lock:
@@ -151,9 +199,7 @@ class StoreData:
 
     def cached(self, key: str, fn: Any) -> Any:
         """``fn()`` once per state of the store (the memo is dropped when the views reopen)."""
-        with self._lock:
-            with self.con():
-                pass
+        with self.con():
             if key not in self.memo:
                 self.memo[key] = fn()
             return self.memo[key]
@@ -162,27 +208,35 @@ class StoreData:
     def overview(self) -> dict[str, Any]:
         def build() -> dict[str, Any]:
             sp = {"split": self.split}
-            suites = self.rows("SELECT suite, count(*) AS runs FROM events WHERE kind = 'run_started' "
-                               "AND coalesce(split, 'tune') = $split GROUP BY suite ORDER BY suite", sp)
+            # One scan of the pool's events gives runs per suite, cost per batch and the count.
+            groups = self.rows(
+                "SELECT suite, batch, count(*) AS events, count(*) FILTER (WHERE kind = 'run_started') AS runs, "
+                "count(*) FILTER (WHERE kind = 'step_taken') AS steps, "
+                "coalesce(sum(input_tokens), 0) AS input_tokens, coalesce(sum(output_tokens), 0) AS output_tokens, "
+                "coalesce(sum(cached_tokens), 0) AS cached_tokens, coalesce(sum(model_ms), 0) AS model_ms "
+                "FROM events WHERE coalesce(split, 'tune') = $split GROUP BY suite, batch", sp)
+            suites: dict[str, int] = {}
+            batches: dict[str | None, dict[str, Any]] = {}
+            for g in groups:
+                suites[g["suite"]] = suites.get(g["suite"], 0) + g["runs"]
+                b = batches.setdefault(g["batch"], {"batch": g["batch"]})
+                for k in ("runs", "steps", "input_tokens", "output_tokens", "cached_tokens", "model_ms"):
+                    b[k] = b.get(k, 0) + g[k]
             tasks = self.rows(
                 "SELECT suite, task, count(*) AS judged, count(*) FILTER (WHERE outcome = 'pass') AS pass, "
                 "count(*) FILTER (WHERE outcome = 'fail') AS fail, "
                 "count(*) FILTER (WHERE outcome NOT IN ('pass', 'fail')) AS other "
                 "FROM verdicts GROUP BY ALL ORDER BY ALL")
-            batches = self.rows(
-                "SELECT batch, count(*) FILTER (WHERE kind = 'run_started') AS runs, "
-                "count(*) FILTER (WHERE kind = 'step_taken') AS steps, "
-                "coalesce(sum(input_tokens), 0) AS input_tokens, coalesce(sum(output_tokens), 0) AS output_tokens, "
-                "coalesce(sum(cached_tokens), 0) AS cached_tokens, coalesce(sum(model_ms), 0) AS model_ms "
-                "FROM events WHERE coalesce(split, 'tune') = $split GROUP BY batch ORDER BY batch NULLS FIRST", sp)
             series = self.rows(
                 "SELECT p.pass_id, p.kind, p.started_at, count(h.run_id) AS runs, "
                 "count(*) FILTER (WHERE h.outcome = 'pass') AS pass FROM passes p "
                 "JOIN verdict_history h USING (pass_id) GROUP BY ALL ORDER BY p.started_at, p.pass_id")
-            counts = self.rows(
-                "SELECT (SELECT count(*) FROM passes) AS passes, (SELECT count(*) FROM overrides) AS overrides, "
-                "(SELECT count(*) FROM events WHERE coalesce(split, 'tune') = $split) AS events", sp)[0]
-            return {"suites": suites, "tasks": tasks, "batches": batches, "pass_series": series, "counts": counts,
+            counts = self.rows("SELECT (SELECT count(*) FROM passes) AS passes, "
+                               "(SELECT count(*) FROM overrides) AS overrides")[0]
+            counts["events"] = sum(g["events"] for g in groups)
+            return {"suites": [{"suite": k, "runs": suites[k]} for k in sorted(suites, key=lambda k: k or "")],
+                    "tasks": tasks, "pass_series": series, "counts": counts,
+                    "batches": [batches[k] for k in sorted(batches, key=lambda k: (k is not None, k or ""))],
                     "holdout_views": len(self.holdout_log())}
 
         return self.cached("overview", build)
@@ -208,48 +262,51 @@ class StoreData:
 
         return self.cached("filters", build)
 
-    def run_list(self, filters: dict[str, str], sort: str, desc: bool, page: int, per_page: int) -> dict[str, Any]:
+    def run_list(self, filters: dict[str, str], sort: str, desc: bool, page: int, per_page: int,
+                 use_index: bool = True) -> dict[str, Any]:
         if sort not in SORTS:
             raise QueryError(f"sort must be one of {', '.join(SORTS)}, got {sort!r}")
-        params: dict[str, Any] = {"split": self.split, "limit": per_page, "offset": (page - 1) * per_page}
+        params: dict[str, Any] = {"limit": per_page, "offset": (page - 1) * per_page}
         where = ["TRUE"]
-        for key in ("suite", "task", "batch", "agent"):
+        for key in ("suite", "task", "batch", "agent", "outcome", "ran"):
             if filters.get(key):
-                where.append(f"s.{key} = ${key}")
+                column = {"outcome": "verdict", "ran": "run_outcome"}.get(key, key)
+                where.append(f"r.{column} = ${key}")
                 params[key] = filters[key]
-        if filters.get("outcome"):
-            where.append("coalesce(v.verdict, 'unjudged') = $outcome")
-            params["outcome"] = filters["outcome"]
-        if filters.get("ran"):
-            where.append("coalesce(f.run_outcome, 'open') = $ran")
-            params["ran"] = filters["ran"]
         if filters.get("q"):
-            where.append("(contains(lower(s.run_id), $q) OR contains(lower(coalesce(s.task, '')), $q) "
-                         "OR contains(lower(coalesce(s.batch, '')), $q) OR contains(lower(coalesce(s.agent, '')), $q))")
+            where.append("(contains(lower(r.run_id), $q) OR contains(lower(coalesce(r.task, '')), $q) "
+                         "OR contains(lower(coalesce(r.batch, '')), $q) OR contains(lower(coalesce(r.agent, '')), $q))")
             params["q"] = filters["q"].lower()
-        needs_metrics = SORTS[sort].startswith("m.")
         direction = "DESC" if desc else "ASC"
-        sql = RUN_INDEX.format(
-            metrics_cte=(", m AS (" + METRICS.format(where="coalesce(split, 'tune') = $split") + ")") if needs_metrics else "",
-            metrics_cols=", " + ", ".join(f"m.{k}" for k in METRIC_KEYS) if needs_metrics else "",
-            metrics_join="LEFT JOIN m USING (run_id)" if needs_metrics else "",
-            where=" AND ".join(where),
-            order=f"{SORTS[sort]} {direction} NULLS LAST, s.run_id {direction}",
-        )
+        order = f"{SORTS[sort]} {direction} NULLS LAST, r.run_id {direction}"
+        with self.con():  # one store state for the whole page
+            return self._run_page(sort, order, " AND ".join(where), params, use_index and self.index_ready())
+
+    def _run_page(self, sort: str, order: str, where: str, params: dict[str, Any], indexed: bool) -> dict[str, Any]:
+        if indexed:
+            source = "SELECT * FROM _view_runs"
+        else:
+            params["split"] = self.split
+            figure = SORT_FIGURES.get(sort)
+            source = (RUN_CTES + (f", m AS ({figure})" if figure else "") + f" SELECT {RUN_COLUMNS}"
+                      + (f", m.v AS {sort}" if figure else "") + " FROM s LEFT JOIN f USING (run_id) "
+                      "LEFT JOIN v USING (run_id)" + (" LEFT JOIN m USING (run_id)" if figure else ""))
+        sql = PAGE.format(rows=source, where=where, order=order)
         rows = self.rows(sql, params)
         total = rows[0]["total"] if rows else self._count(sql, params)
-        if rows and not needs_metrics:
+        if rows and not indexed:
+            # The figures of the page's runs only.
             figures = {r["run_id"]: r for r in self.rows(
                 METRICS.format(where="run_id IN (SELECT unnest($ids))"), {"ids": [r["run_id"] for r in rows]})}
             for r in rows:
                 r.update({k: figures.get(r["run_id"], {}).get(k) for k in METRIC_KEYS})
         for r in rows:
             r.pop("total", None)
-        return {"runs": rows, "total": total}
+        return {"runs": rows, "total": total, "indexed": indexed}
 
     def _count(self, sql: str, params: dict[str, Any]) -> int:
         """The number of rows a filtered list has (asked only when the page is past its end)."""
-        inner = sql.split("ORDER BY")[0]
+        inner = sql.rsplit(" ORDER BY ", 1)[0]
         got = self.rows(f"SELECT count(*) AS n FROM ({inner})", {k: v for k, v in params.items()
                                                                   if k not in ("limit", "offset")})
         return int(got[0]["n"])

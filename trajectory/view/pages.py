@@ -88,7 +88,7 @@ def runs(data: StoreData, params: Mapping[str, str]) -> dict[str, Any]:
     assert page is not None and per_page is not None
     got = data.run_list(filters, sort, order == "desc", page, per_page)
     return {"filters": filters, "sort": sort, "order": order, **_paging(got["total"], page, per_page),
-            "runs": got["runs"], "options": {**data.filter_options(), "outcome": list(VERDICT_OUTCOMES),
+            "runs": got["runs"], "indexed": got["indexed"], "options": {**data.filter_options(), "outcome": list(VERDICT_OUTCOMES),
                                              "ran": list(RUN_OUTCOMES), "sort": list(SORTS)}}
 
 
