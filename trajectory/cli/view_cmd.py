@@ -42,6 +42,8 @@ def serve(store: str, host: str, port: int, split: str) -> None:
 
     data = StoreData(store, split)
     _check_bind(host, port)
+    # The run index first (a second on 100,000 runs): then every page reads it, not the events.
+    data.build_index()
     if split == "holdout":
         # The session is a look at the holdout pool; each query in it is recorded too.
         data.record_look("view", {"host": host, "port": port})

@@ -57,11 +57,14 @@ METRICS = """
 SELECT run_id, count(*) AS events, max(seq) AS last_seq,
        count(*) FILTER (WHERE kind = 'step_taken') AS steps,
        coalesce(sum(input_tokens), 0) + coalesce(sum(output_tokens), 0) AS tokens,
+       coalesce(sum(input_tokens), 0) AS input_tokens, coalesce(sum(output_tokens), 0) AS output_tokens,
+       coalesce(sum(cached_tokens), 0) AS cached_tokens,
        coalesce(sum(model_ms), 0) AS model_ms,
        epoch_ms(max(ts)) - epoch_ms(min(ts)) AS duration_ms
 FROM events WHERE {where} GROUP BY run_id
 """
-METRIC_KEYS = ("events", "last_seq", "steps", "tokens", "model_ms", "duration_ms")
+METRIC_KEYS = ("events", "last_seq", "steps", "tokens", "input_tokens", "output_tokens", "cached_tokens", "model_ms",
+               "duration_ms")
 # The run index: the list's columns and every figure for the whole pool in one table, built in
 # the background (on a connection of its own) whenever the views open. Until it is there, a
 # page reads the events itself: the list from run_started/run_finished, the figures of its
@@ -124,6 +127,7 @@ class StoreData:
         self._mark: tuple[int, ...] | None = None
         self._indexed: tuple[int, ...] | None = None  # the store state the run index is of
         self._depth = 0
+        self._sync = False
         self.background_index = background_index
         self.memo: dict[str, Any] = {}
 
@@ -151,7 +155,7 @@ class StoreData:
                 self._views = Views(self.store, split=self.split, threads=2)
                 self._mark = mark
                 self.memo = {}
-                if self.background_index:
+                if self.background_index and not self._sync:
                     threading.Thread(target=self.build_index, args=(mark,), daemon=True, name="traj-view-index").start()
             self._depth += 1
             try:
@@ -166,10 +170,15 @@ class StoreData:
         from trajectory.query import Views
 
         if mark is None:
-            with self.con():
-                mark = self._mark
+            self._sync = True  # built here, not on a thread as well
+            try:
+                with self.con():
+                    mark = self._mark
+            finally:
+                self._sync = False
         try:
-            with Views(self.store, split=self.split, threads=1) as views:
+            # On a thread, one DuckDB thread: the pages keep the other core.
+            with Views(self.store, split=self.split, threads=1 if threading.current_thread() is not threading.main_thread() else 2) as views:
                 table = views.con.sql(RUN_INDEX, params={"split": self.split}).to_arrow_table()
         except Exception:  # noqa: BLE001 - e.g. files compacted away meanwhile; the index is only a shortcut
             return False
@@ -208,8 +217,13 @@ class StoreData:
     def overview(self) -> dict[str, Any]:
         def build() -> dict[str, Any]:
             sp = {"split": self.split}
-            # One scan of the pool's events gives runs per suite, cost per batch and the count.
+            # Runs per suite, cost per batch and the event count: from the run index when it is
+            # there, else in one scan of the pool's events.
+            figures = ("sum(steps) AS steps, sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens, "
+                       "sum(cached_tokens) AS cached_tokens, sum(model_ms) AS model_ms")
             groups = self.rows(
+                f"SELECT suite, batch, sum(events) AS events, count(*) AS runs, {figures} FROM _view_runs "
+                "GROUP BY suite, batch") if self.index_ready() else self.rows(
                 "SELECT suite, batch, count(*) AS events, count(*) FILTER (WHERE kind = 'run_started') AS runs, "
                 "count(*) FILTER (WHERE kind = 'step_taken') AS steps, "
                 "coalesce(sum(input_tokens), 0) AS input_tokens, coalesce(sum(output_tokens), 0) AS output_tokens, "

@@ -142,7 +142,8 @@ def _table_files(result: dict[str, Any], base: Path) -> None:
 
 def write_static(store: str, out: str | Path, *, split: str = "tune", share: bool = False) -> str:
     """Write every page of the store's ``split`` pool to ``out``; returns a one-line summary."""
-    data = StoreData(store, split)
+    data = StoreData(store, split, background_index=False)
+    data.build_index()  # every run-list page reads it
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "static").mkdir(exist_ok=True)
