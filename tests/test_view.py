@@ -129,8 +129,11 @@ LISTS = [({}, "started_at", False), ({"suite": "clock"}, "run_id", True), ({"out
 def test_the_run_index_lists_what_the_events_give(demo):
     data = StoreData(str(demo), background_index=False)
     live = [data.run_list(f, sort, desc, page, 20, use_index=False) for f, sort, desc in LISTS for page in (1, 2)]
+    overview = data.overview()
     assert not data.index_ready() and not any(x["indexed"] for x in live)
     assert data.build_index() and data.index_ready()
+    data.memo.clear()
+    assert data.overview() == overview
     indexed = [data.run_list(f, sort, desc, page, 20) for f, sort, desc in LISTS for page in (1, 2)]
     assert all(x["indexed"] for x in indexed)
     assert [(x["runs"], x["total"]) for x in indexed] == [(x["runs"], x["total"]) for x in live]
