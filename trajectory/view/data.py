@@ -8,9 +8,10 @@ a change here and nowhere else.
 Why SQL here rather than the ``runs`` view: that view aggregates every event of the store (a
 JSON read of each ``run_finished`` included), about 1 s per 10,000 runs. A page must answer in
 well under a second on 100,000 runs, so every query below reads only the rows it shows: the
-run list comes from the ``run_started`` and ``run_finished`` events, the figures of a page's
-runs are aggregated for those runs only, a run's events are read by its id, a diff is counted
-in SQL and only the flips on the page are compared check by check.
+run list reads a run index built once per store state (or, until it is built, the
+``run_started`` and ``run_finished`` events and the figures of the page's runs only), a run's
+events are read by its id, a diff is counted in SQL and only the flips on the page are compared
+check by check.
 
 One DuckDB connection (the sandboxed ``Views`` of ``traj query``) serves every request, under a
 lock; it is reopened when a table of the store gets a new commit, so a judging pass made while
@@ -20,8 +21,6 @@ the viewer runs shows on the next page load.
 from __future__ import annotations
 
 import contextlib
-import datetime as _dt
-import decimal
 import json
 import threading
 from collections.abc import Iterator
@@ -30,6 +29,9 @@ from typing import Any
 
 from trajectory.errors import NotFound, QueryError, TrajError
 from trajectory.store import Store, default_store_path
+
+from .values import json_or_text as _json
+from .values import plain
 
 __all__ = ["NotFound", "QueryError", "StoreData", "TrajError", "default_store_path"]
 
@@ -83,32 +85,6 @@ SORT_FIGURES = {
 }
 SORTS = {**{k: f"r.{k}" for k in ("started_at", "run_id", "suite", "task", "batch", "agent", "verdict", "score",
                                    "run_outcome")}, **{k: f"coalesce(r.{k}, 0)" for k in SORT_FIGURES}}
-
-
-def plain(value: Any) -> Any:
-    """A value DuckDB or msgspec gave, as JSON-able Python (times as ISO text)."""
-    if isinstance(value, dict):
-        return {str(k): plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [plain(v) for v in value]
-    if isinstance(value, decimal.Decimal):
-        return int(value) if value == value.to_integral_value() else float(value)
-    if isinstance(value, (_dt.datetime, _dt.date, _dt.time)):
-        return value.isoformat()
-    if isinstance(value, (bytes, bytearray)):
-        return value.hex()
-    if isinstance(value, _dt.timedelta):
-        return value.total_seconds()
-    return value
-
-
-def _json(text: Any) -> Any:
-    if not isinstance(text, str):
-        return text
-    try:
-        return json.loads(text)
-    except ValueError:
-        return text
 
 
 class StoreData:
@@ -176,9 +152,10 @@ class StoreData:
                     mark = self._mark
             finally:
                 self._sync = False
+        # On a thread of its own, one DuckDB thread: the pages keep the other core.
+        threads = 2 if threading.current_thread() is threading.main_thread() else 1
         try:
-            # On a thread, one DuckDB thread: the pages keep the other core.
-            with Views(self.store, split=self.split, threads=1 if threading.current_thread() is not threading.main_thread() else 2) as views:
+            with Views(self.store, split=self.split, threads=threads) as views:
                 table = views.con.sql(RUN_INDEX, params={"split": self.split}).to_arrow_table()
         except Exception:  # noqa: BLE001 - e.g. files compacted away meanwhile; the index is only a shortcut
             return False
