@@ -268,3 +268,18 @@ def test_a_holdout_session_is_recorded_as_a_look(demo, tmp_path):
         live.stop()
     looks = holdout_views(Store(store))
     assert [v["key"] for v in looks] == ["view"] and json.loads(looks[0]["data"])["port"] == live.port
+
+
+def test_an_empty_store_shows_empty_pages(tmp_path):
+    store = Store(tmp_path / "store")
+    store.init()
+    data = StoreData(str(store.loc), background_index=False)
+    assert data.build_index()
+    with TestClient(create_app(data)) as c:
+        assert c.get("/api/").json()["runs"] == 0 and "No judging pass yet" in c.get("/").text
+        assert c.get("/api/runs?sort=tokens").json()["runs"] == [] and "No run matches" in c.get("/runs").text
+        assert c.get("/api/passes").json()["total"] == 0
+        diff = c.get("/diff")
+        assert diff.status_code == 404 and "need two judging passes" in diff.text
+        assert c.get("/api/query", params={"sql": "SELECT count(*) AS n FROM runs"}).json()["result"]["rows"] == [[0]]
+    data.close()
