@@ -182,7 +182,7 @@ def test_chinese_text_is_drawn_with_glyphs_not_boxes(live, page):
 def test_a_static_copy_travels_in_time_without_a_server(live, page, tmp_path):
     from trajectory.view.static_site import write_static
 
-    write_static(str(Path(live.banner.split(" store ", 1)[1].split(" (", 1)[0])), tmp_path / "site")
+    write_static(str(live.store), tmp_path / "site")
     page.goto((tmp_path / "site" / f"run-{FAILING_RUN}.html").as_uri() + "#at=5")
     expect(page.locator("#state .state-at")).to_have_attribute("data-at", "5")
     assert sheet_values(page) == ["15"]

@@ -59,6 +59,7 @@ class LiveView:
     """`traj view` in a subprocess on 127.0.0.1; ``url`` once it answers; ``stop()`` ends it."""
 
     def __init__(self, store: Path, *args: str):
+        self.store = store
         self.port = free_port()
         exe = shutil.which("traj", path=os.path.dirname(sys.executable))
         argv = [exe] if exe else [sys.executable, "-m", "trajectory.cli.main"]
