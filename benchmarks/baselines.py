@@ -20,6 +20,7 @@ from replay import replay
 from trajectory import events as ev
 from trajectory.judging import SuiteResolver, judge_state
 from trajectory.store import Store
+from replay.batch import sql_str
 
 FLOOR_SQL = "SELECT run_id, kind, count(*) AS n FROM read_parquet($files) GROUP BY run_id, kind"
 
@@ -27,7 +28,7 @@ FLOOR_SQL = "SELECT run_id, kind, count(*) AS n FROM read_parquet($files) GROUP 
 def floor(store: Store, repeat: int = 3) -> dict[str, Any]:
     """DuckDB over the events table's Parquet files: count(*) grouped by run and kind."""
     files = store.files("events")
-    sql = FLOOR_SQL.replace("$files", "[" + ", ".join("'" + f.replace("'", "''") + "'" for f in files) + "]")
+    sql = FLOOR_SQL.replace("$files", "[" + ", ".join(sql_str(f) for f in files) + "]")
     times = []
     groups = 0
     con = duckdb.connect(":memory:")

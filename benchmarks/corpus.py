@@ -1,7 +1,7 @@
 """A deterministic corpus of realistic runs across the bundled suites.
 
 Templates are the suites' own sample runs (recorded through the Recorder by each suite's
-``record_samples``), so the corpus always judges with the current suites. Each generated run is
+``trajectory.demo.samples``), so the corpus always judges with the current suites. Each generated run is
 a template with a new run id, a new batch, shifted timestamps, and padding in the middle — more
 step/screen pairs with token usage and timings — up to the requested size, the way long agent
 runs look (many actions, many reads, one answer).
@@ -23,6 +23,7 @@ from typing import Any
 
 import suites as suite_pkg
 from trajectory import events as ev
+from trajectory.demo import samples
 from trajectory.query import Views
 from trajectory.store import Store
 
@@ -75,6 +76,7 @@ def _cache_file(names: tuple[str, ...]) -> Path | None:
     digest = hashlib.sha256(repr(names).encode())
     roots = [Path(suite_pkg.__file__).parent / n for n in names if n in suite_pkg.BUILTIN]
     sources = [Path(ev.__file__), Path(ev.__file__).with_name("recorder.py")]
+    sources += sorted(Path(samples.__file__).parent.glob("*.py"))
     for root in roots:
         sources += sorted(p for p in root.rglob("*") if p.is_file() and p.suffix in (".py", ".json", ".jsonl"))
     for path in sources:
@@ -87,11 +89,8 @@ def _cache_file(names: tuple[str, ...]) -> Path | None:
 def record_samples(store: Store, names: tuple[str, ...] = DEFAULT_SUITES) -> None:
     """Record the sample runs of the named bundled suites (those that have them) into ``store``."""
     for name in names:
-        if name not in suite_pkg.BUILTIN:
-            continue
-        module = suite_pkg.builtin_module(name)
-        if hasattr(module, "record_samples"):
-            module.record_samples(store)
+        if name in suite_pkg.BUILTIN:
+            samples.record(store, name)
 
 
 @functools.lru_cache(maxsize=4)
@@ -259,11 +258,3 @@ def write(path: str | Path, n_runs: int, events_per_run: int = 100, seed: int = 
             n += 1
     return n
 
-
-def check_valid(path: str | Path, limit: int = 1000) -> None:
-    """Decode the first lines with the real decoder (the corpus must be valid input)."""
-    with open(path, "rb") as fh:
-        for i, line in enumerate(fh):
-            if i >= limit:
-                break
-            ev.decode(line)

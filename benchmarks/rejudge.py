@@ -4,9 +4,9 @@
 JSON object: the timings, the verdict counts and the peak resident memory of the process
 (``RUSAGE_SELF``) and of its largest worker (``RUSAGE_CHILDREN``).
 
-``staged`` runs :func:`trajectory.judging.judge_runs` on one process with a clock around the
-pieces of each stage (select, load/replay, judge, write); ``judge_runs`` calls it untouched
-with ``workers``. Both write a pass, as a real re-judge does.
+``staged`` runs :func:`trajectory.judging.judge_runs` on one process and times its stages
+(select, load/replay, judge, write) through its ``hook`` argument; ``judge_runs`` calls it with
+``workers``. Both write a pass, as a real re-judge does.
 """
 
 from __future__ import annotations
@@ -102,46 +102,22 @@ class TreeSampler:
         self._thread.join()
 
 
-# judge_runs' pieces, by stage. Each is a module-level function that judge_runs calls through
-# the module, so a clock wrapped around it in this process times that stage of the real loop
-# (with one worker, everything runs here) without a copy of the loop to keep in step.
-STAGES = {
-    "select_s": ("select_runs", "recorded_judgements"),
-    "load_replay_s": ("batch_states", "load_partners"),
-    "judge_s": ("judge_with_budget", "verdict_row"),
-    "write_s": ("write_pass",),
-}
+STAGES = ("select_s", "load_replay_s", "judge_s", "write_s")
 
 
 def staged(store: Store, partition: int = 2000, timeout: float | None = 60.0) -> dict[str, Any]:
-    """One real judge_runs pass on one process, with a clock around each stage's pieces."""
+    """One real judge_runs pass on one process, timed by stage through its ``hook``."""
     spent = {stage: 0.0 for stage in STAGES}
-    originals = {}
 
-    def timed(stage: str, fn: Any) -> Any:
-        def wrapper(*args: Any, **kwargs: Any) -> Any:
-            t = time.perf_counter()
-            try:
-                return fn(*args, **kwargs)
-            finally:
-                spent[stage] += time.perf_counter() - t
+    def hook(stage: str, seconds: float) -> None:
+        spent[f"{stage}_s"] += seconds
 
-        return wrapper
-
-    for stage, names in STAGES.items():
-        for name in names:
-            originals[name] = getattr(judging, name)
-            setattr(judging, name, timed(stage, originals[name]))
-    try:
-        t0 = time.perf_counter()
-        result = judging.judge_runs(
-            store, judging.SuiteResolver(store), workers=1, partition=partition, timeout=timeout,
-            by="benchmark", command="benchmarks staged",
-        )
-        total = time.perf_counter() - t0
-    finally:
-        for name, fn in originals.items():
-            setattr(judging, name, fn)
+    t0 = time.perf_counter()
+    result = judging.judge_runs(
+        store, judging.SuiteResolver(store), workers=1, partition=partition, timeout=timeout,
+        by="benchmark", command="benchmarks staged", hook=hook,
+    )
+    total = time.perf_counter() - t0
     stages = {k: round(v, 4) for k, v in spent.items()}
     stages["other_s"] = round(max(0.0, total - sum(spent.values())), 4)
     return {

@@ -8,7 +8,6 @@ answer, a probe's value) arrives as an event and is replayed into the RunState.
 from __future__ import annotations
 
 import hashlib
-import inspect
 import json
 from collections.abc import Iterable, Sequence
 from types import ModuleType
@@ -20,6 +19,8 @@ from msgspec import Struct
 from replay.batch import ALL, Reads
 from replay.state import RunState
 
+from .versions import files_hash, suite_modules
+
 Outcome = Literal["pass", "fail", "error", "skipped", "na"]
 OUTCOMES: tuple[str, ...] = ("pass", "fail", "error", "skipped", "na")
 
@@ -28,21 +29,32 @@ class Check(Struct, frozen=True, kw_only=True):
     """One thing a judge looked at: what it expected, what it found, and why it decided so."""
 
     name: str
+    """What was checked, short and stable across versions (``diff`` pairs checks by name)."""
     passed: bool
+    """Whether the check held."""
     expected: Any = None
+    """What the task wanted (JSON-able; stored as JSON text), shown as evidence in diffs."""
     actual: Any = None
+    """What the run showed (JSON-able), shown next to ``expected``."""
     reason: str = ""
+    """One line a person can act on when the check failed; empty when it passed."""
 
 
 class Verdict(Struct, frozen=True, kw_only=True):
     """A judge's decision on one run."""
 
     outcome: Outcome
+    """``pass``, ``fail``, ``error`` (the judge or the harness failed, not the agent),
+    ``skipped`` (not attempted, or a requirement not met) or ``na`` (nothing to score, or
+    handed to a person)."""
     score: float
+    """In [0, 1]; for a list of checks, the share that passed."""
     checks: tuple[Check, ...] = ()
+    """Everything the judge looked at, in order."""
     reason: str = ""
-    # Suite-specific figures a report shows (per-layer scores, step budget, ...): JSON only.
+    """Why, in one line: the first failed checks' reasons, or what went wrong."""
     details: dict[str, Any] | None = None
+    """Suite-specific figures a report shows (per-layer scores, step budget, ...): JSON only."""
 
     def __post_init__(self) -> None:
         if self.outcome not in OUTCOMES:
@@ -98,18 +110,7 @@ def _digest(*parts: bytes) -> str:
     return h.hexdigest()
 
 
-def module_source(module: ModuleType) -> bytes:
-    """The source bytes of a module (its file as it is on disk)."""
-    path = inspect.getsourcefile(module)
-    if path is None:
-        raise ValueError(f"module {module.__name__} has no source file")
-    with open(path, "rb") as fh:
-        return fh.read()
 
-
-def code_hash(modules: Iterable[ModuleType]) -> str:
-    """A content hash of the judge code: editing any listed module changes it by itself."""
-    return _digest(*(module_source(m) for m in sorted(set(modules), key=lambda m: m.__name__)))
 
 
 def data_hash(data: Any) -> str:
@@ -125,7 +126,9 @@ def judge_version(code: str, task_data: str) -> str:
 
 
 class Suite:
-    """A named set of tasks and the judge for them. Subclasses override the marked methods.
+    """A convenience base for the suite contract (``judges/contract.py``): subclasses write
+    ``task_ids``, ``get_task``, ``judge``, ``task_data`` and, if tasks have their own pool,
+    ``task_split``; ``version`` and ``code_version`` are provided.
 
     The platform calls, for every finished run of this suite:
     ``task = suite.get_task(state.task, state.params)``, then ``suite.judge(task, state)``, and
@@ -133,7 +136,8 @@ class Suite:
     """
 
     name: str = ""
-    #: Modules whose source makes up this suite's judge (its code version hashes them).
+    #: Modules to count in the code version besides those found from the imports of the
+    #: suite's own module (see judges/versions.py); rarely needed.
     code_modules: tuple[ModuleType, ...] = ()
     #: What the judge reads from a RunState; the batch replay builds only that. The default,
     #: everything, is always correct; a narrower one makes re-judging faster.
@@ -160,9 +164,10 @@ class Suite:
 
     # -- provided ---------------------------------------------------------------------------
     def code_version(self) -> str:
+        """A hash of every module the verdicts depend on, found from imports; once per object."""
         cached = self.__dict__.get("_code_version")
         if cached is None:
-            cached = code_hash(self.code_modules)
+            cached = files_hash(suite_modules(self).values())
             self.__dict__["_code_version"] = cached
         return cached
 
@@ -171,13 +176,3 @@ class Suite:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name!r}>"
-
-    def __reduce_ex__(self, protocol: Any) -> Any:
-        # A suite loaded from a folder lives in a module made up at load time, which another
-        # process cannot import by name: it is sent as its folder and loaded again there.
-        folder = self.__dict__.get("_folder")
-        if folder is not None:
-            import suites
-
-            return (suites.load_folder, (folder,))
-        return object.__reduce_ex__(self, protocol)

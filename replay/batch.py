@@ -13,7 +13,6 @@ of it, and a property test holds ``replay_batch`` equal to ``replay`` for any ru
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
 from typing import Any
 
 import msgspec
@@ -21,19 +20,10 @@ from msgspec import Struct
 
 from trajectory import events as ev
 
-from .fold import finish_fields, start_fields
-from .patch import apply_patch
-from .state import (
-    Confirmation,
-    Judgement,
-    Question,
-    RunState,
-    Screen,
-    Sheet,
-    Step,
-    Takeover,
-    Totals,
-)
+from msgspec.structs import replace
+
+from .fold import effect, finish_fields, start_fields
+from .state import RunState, Screen, Sheet, Step, Totals
 
 
 class Reads(Struct, frozen=True, kw_only=True):
@@ -52,42 +42,51 @@ class Reads(Struct, frozen=True, kw_only=True):
     #: action need not decode thousands of taps.
     step_actions: tuple[str, ...] | None = None
 
-    def union(self, other: Reads) -> Reads:
-        if self.screens < 0 or other.screens < 0:
-            screens = -1
-        else:
-            screens = max(self.screens, other.screens)
-        if not (self.steps and other.steps):
-            actions = self.step_actions if self.steps else other.step_actions
-        elif self.step_actions is None or other.step_actions is None:
-            actions = None
-        else:
-            actions = tuple(sorted(set(self.step_actions) | set(other.step_actions)))
-        return Reads(screens=screens, steps=self.steps or other.steps, step_actions=actions)
-
 
 ALL = Reads()
-RARE_KINDS = (
-    "state_changed",
-    "user_asked",
-    "confirmation_shown",
-    "takeover_requested",
-    "probe_read",
-    "judgement_recorded",
-)
+
+_DECL = ev.declaration()
+# The kinds aggregated here; every other kind of the declaration is decoded and applied through
+# the fold's own effect (replay.fold.effect), so a new kind needs nothing here.
+AGGREGATED = ("run_started", "run_finished", "step_taken", "screen_read", "sheet_changed", "answer_given")
 
 
 def _in(suites: list[str]) -> str:
     return "suite IN (" + ", ".join(_q(x) for x in suites) + ")" if suites else "FALSE"
 
 
-def batch_sql(reads: Reads | dict[str, Reads], source: str = "events") -> str:
+def _objects(kind: str, decl: Any = None) -> dict[str, list[tuple[str, str]]]:
+    """A kind's small-object fields with columns: field -> [(column, key in the object)]."""
+    out: dict[str, list[tuple[str, str]]] = {}
+    for c in (decl or _DECL).kind_columns(kind):
+        for k, path in c.sources:
+            if k == kind and len(path) == 2:
+                out.setdefault(path[0], []).append((c.name, path[1]))
+    return out
+
+
+def _given(columns: list[tuple[str, str]], field: str) -> str:
+    """SQL: was the object given? Its columns say so, or (all of them null) the JSON does."""
+    nulls = " AND ".join(f"{c} IS NULL" for c, _ in columns)
+    return f"CASE WHEN {nulls} THEN json_exists(data, '$.{field}') ELSE TRUE END"
+
+
+def _pack(kind: str, decl: Any) -> str:
+    cols = [f"{c.name} := {c.name}" for c in decl.kind_columns(kind)]
+    cols += [f"{field}__given := {_given(members, field)}" for field, members in _objects(kind, decl).items()]
+    return "struct_pack(seq := seq, " + ", ".join(cols) + ")"
+
+
+def batch_sql(reads: Reads | dict[str, Reads], source: str = "events", decl: Any = None) -> str:
     """One row per run with everything :func:`build_state` needs.
 
     ``reads``: one :class:`Reads` for every run, or one per suite name (runs of a suite not in
     the mapping read nothing optional). The screens and steps of each run are aggregated only
     as far as its own suite reads them; :func:`build_state` takes the run's own ``Reads``.
+    The columns come from the event declaration (trajectory/columns.py; ``decl``: another
+    declaration than the module's, for tests).
     """
+    decl = decl or _DECL
     if isinstance(reads, Reads):
         screens_where = "TRUE" if reads.screens != 0 else "FALSE"
         steps_where = "TRUE" if reads.steps else "FALSE"
@@ -108,19 +107,20 @@ def batch_sql(reads: Reads | dict[str, Reads], source: str = "events") -> str:
                     f"WHEN suite = {_q(k)} AND action IN ({', '.join(_q(a) for a in r.step_actions)}) THEN data"
                 )
         detail = f"CASE {' '.join(whens)} END" if whens else "NULL"
-    # A read's route comes from the typed columns; the JSON is looked at only for the rare
-    # route object with neither app nor path.
-    screens = (
-        "list(struct_pack(seq := seq, text := text, app := app, route_app := route_app, "
-        "route_path := route_path, empty_route := CASE WHEN route_app IS NULL AND route_path IS NULL "
-        "THEN json_exists(data, '$.route') ELSE FALSE END, image := image) "
-        f"ORDER BY seq) FILTER (WHERE kind = 'screen_read' AND {screens_where})"
+    route = _objects("screen_read", decl)["route"]
+    last_route = (
+        "arg_max(struct_pack(" + ", ".join(f"{key} := {c}" for c, key in route) + "), seq) "
+        f"FILTER (WHERE kind = 'screen_read' AND {_given(route, 'route')})"
     )
+    screens = f"list({_pack('screen_read', decl)} ORDER BY seq) FILTER (WHERE kind = 'screen_read' AND {screens_where})"
     steps = (
         f"list(struct_pack(seq := seq, action := action, data := {detail}) ORDER BY seq) "
         f"FILTER (WHERE kind = 'step_taken' AND {steps_where})"
     )
-    rare = ", ".join(f"'{k}'" for k in RARE_KINDS)
+    sheet = f"list({_pack('sheet_changed', decl)} ORDER BY seq) FILTER (WHERE kind = 'sheet_changed')"
+    [answer] = decl.kind_columns("answer_given")
+    rare = ", ".join(_q(k) for k in decl.kinds if k not in AGGREGATED) or "NULL"
+    figures = ",\n    ".join(f"coalesce(sum({c.name}), 0) AS {c.name}" for c in decl.figures)
     return f"""
 SELECT
     run_id,
@@ -130,21 +130,13 @@ SELECT
     arg_max(ts, seq) AS last_at,
     any_value(data) FILTER (WHERE kind = 'run_started') AS start,
     any_value(data) FILTER (WHERE kind = 'run_finished') AS finish,
-    arg_max(text, seq) FILTER (WHERE kind = 'answer_given') AS answer,
-    list(struct_pack(op := op, field := field, value := value) ORDER BY seq)
-        FILTER (WHERE kind = 'sheet_changed') AS sheet_ops,
-    arg_max(struct_pack(app := route_app, path := route_path), seq) FILTER (WHERE kind = 'screen_read'
-        AND (route_app IS NOT NULL OR route_path IS NOT NULL OR json_exists(data, '$.route'))) AS last_route,
+    arg_max({answer.name}, seq) FILTER (WHERE kind = 'answer_given') AS answer,
+    {sheet} AS sheet_ops,
+    {last_route} AS last_route,
     count(*) FILTER (WHERE kind = 'step_taken') AS n_steps,
     count(*) FILTER (WHERE kind = 'screen_read') AS n_screens,
     list(data ORDER BY seq) FILTER (WHERE kind IN ({rare})) AS rare,
-    coalesce(sum(input_tokens), 0) AS input_tokens,
-    coalesce(sum(output_tokens), 0) AS output_tokens,
-    coalesce(sum(cached_tokens), 0) AS cached_tokens,
-    coalesce(sum(model_ms), 0) AS model_ms,
-    coalesce(sum(read_ms), 0) AS read_ms,
-    coalesce(sum(act_ms), 0) AS act_ms,
-    coalesce(sum(other_ms), 0) AS other_ms,
+    {figures},
     {screens} AS screens,
     {steps} AS steps
 FROM {source}
@@ -152,41 +144,35 @@ GROUP BY run_id
 """
 
 
-def _q(text: str) -> str:
+def sql_str(text: str) -> str:
+    """A SQL string literal (for the few places where a value cannot be a parameter)."""
     return "'" + text.replace("'", "''") + "'"
+
+
+_q = sql_str
 
 
 _decode = ev.DECODER.decode
 _value_decoder = msgspec.json.Decoder()
+_SCREEN_OBJECTS = {field: (_DECL.by_kind["screen_read"], members) for field, members in _objects("screen_read").items()}
+_SCREEN_COLUMNS = tuple(c.name for c in _DECL.kind_columns("screen_read") if c.name in Screen.__struct_fields__)
+_FIGURE_TYPES = tuple((c.name, int if c.type == "int64" else float) for c in _DECL.figures)
+
+
+def _screen(s: dict[str, Any]) -> Screen:
+    fields = {name: s[name] for name in _SCREEN_COLUMNS}
+    for field, (_, members) in _SCREEN_OBJECTS.items():
+        if s[f"{field}__given"]:
+            fields[field] = ev.Route(**{key: s[col] for col, key in members})
+        else:
+            fields[field] = None
+    return Screen(seq=s["seq"], **fields)
 
 
 def build_state(row: dict[str, Any], reads: Reads = ALL) -> RunState:
     """One run's RunState from its aggregated row."""
     start = _decode(row["start"])
     assert isinstance(start, ev.RunStarted)
-    world = start.state
-    changes = 0
-    questions: list[Question] = []
-    cards: list[Confirmation] = []
-    takeovers: list[Takeover] = []
-    probes: dict[str, str] = {}
-    judgements: list[Judgement] = []
-    for data in row["rare"] or ():
-        e = _decode(data)
-        match e:
-            case ev.StateChanged():
-                world = e.snapshot if e.snapshot is not None else apply_patch(world if world is not None else {}, e.patch or ())
-                changes += 1
-            case ev.UserAsked():
-                questions.append(Question(seq=e.seq, question=e.question, reply=e.reply))
-            case ev.ConfirmationShown():
-                cards.append(Confirmation(seq=e.seq, action=e.action, target=e.target, content=e.content, amount=e.amount))
-            case ev.TakeoverRequested():
-                takeovers.append(Takeover(seq=e.seq, reason=e.reason, text=e.text))
-            case ev.ProbeRead():
-                probes[e.name] = e.value
-            case ev.JudgementRecorded():
-                judgements.append(Judgement(seq=e.seq, judge=e.judge, model=e.model, key=e.key, output=e.output))
     answers: dict[str, Any] = {}
     submitted = False
     for op in row["sheet_ops"] or ():
@@ -196,27 +182,13 @@ def build_state(row: dict[str, Any], reads: Reads = ALL) -> RunState:
             submitted = op["op"] == "submit"
     route = start.route
     if row["last_route"] is not None:
-        r = row["last_route"]
-        route = ev.Route(app=r["app"], path=r["path"])
+        route = ev.Route(**row["last_route"])
     screens: tuple[Screen, ...] = ()
     read_screens = row["screens"] if reads.screens != 0 else None
     if read_screens and reads.screens > 0:
         read_screens = read_screens[-reads.screens :]
     if read_screens:
-        screens = tuple(
-            Screen(
-                seq=s["seq"],
-                text=s["text"],
-                app=s["app"],
-                route=(
-                    ev.Route(app=s["route_app"], path=s["route_path"])
-                    if s["route_app"] is not None or s["route_path"] is not None or s["empty_route"]
-                    else None
-                ),
-                image=s["image"],
-            )
-            for s in read_screens
-        )
+        screens = tuple(_screen(s) for s in read_screens)
     steps: tuple[Step, ...]
     if reads.steps and row["steps"] is not None:
         steps = tuple(_step(s) for s in row["steps"])
@@ -229,33 +201,20 @@ def build_state(row: dict[str, Any], reads: Reads = ALL) -> RunState:
         assert isinstance(fin, ev.RunFinished)
         finish = finish_fields(fin)
     fields = start_fields(start)
-    fields.update(state=world, route=route)
-    return RunState(
+    fields.update(route=route)
+    totals = {name: cast(row[name]) for name, cast in _FIGURE_TYPES}
+    state = RunState(
         run_id=row["run_id"],
-        seq=row["last_seq"],
         **fields,
-        state_changes=changes,
         sheet=Sheet(answers=answers, submitted=submitted),
         answer=row["answer"],
         screens=screens,
         steps=steps,
-        questions=tuple(questions),
-        confirmations=tuple(cards),
-        takeovers=tuple(takeovers),
-        probes=probes,
-        judgements=tuple(judgements),
-        totals=Totals(
-            input_tokens=int(row["input_tokens"]),
-            output_tokens=int(row["output_tokens"]),
-            cached_tokens=int(row["cached_tokens"]),
-            model_ms=float(row["model_ms"]),
-            read_ms=float(row["read_ms"]),
-            act_ms=float(row["act_ms"]),
-            other_ms=float(row["other_ms"]),
-        ),
-        last_at=row["last_at"],
-        **finish,
+        totals=Totals(**totals),
     )
+    for data in row["rare"] or ():
+        state = effect(state, _decode(data))
+    return replace(state, seq=row["last_seq"], last_at=row["last_at"], **finish)
 
 
 _NO_STEP = Step(seq=-1, action="")
@@ -268,7 +227,3 @@ def _step(s: dict[str, Any]) -> Step:
     e = _decode(s["data"])
     return Step(seq=e.seq, action=e.action, args=e.args, thought=e.thought)  # type: ignore[attr-defined]
 
-
-def iter_states(rows: Sequence[dict[str, Any]], reads: Reads = ALL) -> Iterator[RunState]:
-    for row in rows:
-        yield build_state(row, reads)

@@ -39,19 +39,21 @@ class ReplayError(TrajError, ValueError):
         self.actual = actual
 
 
+_FIGURES = tuple(
+    (c.name, path) for c in ev.declaration().figures for kind, path in c.sources if kind == "step_taken"
+)
+
+
 def _add_totals(t: Totals, step: ev.StepTaken) -> Totals:
-    u, tm = step.usage, step.timing
-    if u is None and tm is None:
+    if step.usage is None and step.timing is None:
         return t
-    return Totals(
-        input_tokens=t.input_tokens + (u.input_tokens if u else 0),
-        output_tokens=t.output_tokens + (u.output_tokens if u else 0),
-        cached_tokens=t.cached_tokens + (u.cached_tokens if u else 0),
-        model_ms=t.model_ms + (tm.model_ms if tm else 0),
-        read_ms=t.read_ms + (tm.read_ms if tm else 0),
-        act_ms=t.act_ms + (tm.act_ms if tm else 0),
-        other_ms=t.other_ms + (tm.other_ms if tm else 0),
-    )
+    # A figure left out reads as 0 (ev.value), whether or not its object was given.
+    sums = {}
+    for name, (obj_name, figure) in _FIGURES:
+        obj = getattr(step, obj_name)
+        if obj is not None:
+            sums[name] = getattr(t, name) + ev.value(obj, figure)
+    return replace(t, **sums)
 
 
 def start_fields(event: ev.RunStarted) -> dict[str, Any]:
@@ -66,7 +68,7 @@ def start_fields(event: ev.RunStarted) -> dict[str, Any]:
         "agent_name": agent.name if agent else None,
         "agent_model": agent.model if agent else None,
         "device": event.device,
-        "mode": event.mode,
+        "mode": ev.value(event, "mode"),
         "split": event.split,
         "pair_id": pair.id if pair else None,
         "pair_round": pair.round if pair else None,
@@ -106,7 +108,12 @@ def apply(state: RunState, event: ev.Event) -> RunState:
         raise ReplayError(
             f"run {state.run_id}: seq {event.seq} after run_finished", run_id=state.run_id
         )
-    base = {"seq": event.seq, "last_at": event.ts}
+    return effect(state, event, seq=event.seq, last_at=event.ts)
+
+
+def effect(state: RunState, event: ev.Event, **base: Any) -> RunState:
+    """What one event does to a state, without the seq rules (``base``: more fields to set in
+    the same step). The batch path applies the kinds it does not aggregate through this."""
     match event:
         case ev.RunStarted():
             return replace(state, **base, **start_fields(event))

@@ -10,8 +10,9 @@ from __future__ import annotations
 import datetime as _dt
 from typing import Any
 
-from msgspec import Struct, field
+from msgspec import Struct, defstruct, field
 
+from trajectory import events as ev
 from trajectory.events import Route
 
 
@@ -74,16 +75,20 @@ class Sheet(Struct, frozen=True, kw_only=True):
         return self.answers.get(str(index))
 
 
-class Totals(Struct, frozen=True, kw_only=True):
-    """Token and time totals over all steps."""
+def _totals_type() -> type[Struct]:
+    """Token and time totals over all steps: one field per figure of the event declaration
+    (``figure=True`` in trajectory/events.py), so a figure added there is totalled here."""
+    figures = ev.declaration().figures
+    return defstruct(
+        "Totals",
+        [(c.name, int if c.type == "int64" else float, 0 if c.type == "int64" else 0.0) for c in figures],
+        frozen=True,
+        kw_only=True,
+        module=__name__,
+    )
 
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cached_tokens: int = 0
-    model_ms: float = 0.0
-    read_ms: float = 0.0
-    act_ms: float = 0.0
-    other_ms: float = 0.0
+
+Totals = _totals_type()
 
 
 class RunState(Struct, frozen=True, kw_only=True):

@@ -1,21 +1,16 @@
-"""The bundled suites, and loading a suite from a folder.
+"""The bundled suites: data plus the small task classes that say what to check.
 
-A suite package exposes ``load(path=None) -> judges.base.Suite``. It may also expose, for
-``traj demo``: ``record_samples(store)`` (deterministic sample runs, recorded like a harness
-would) and ``apply_fix(folder) -> str`` (edit a copy of the suite's own folder to fix a rule,
-returning a one-line description of the fix).
+Each suite package exposes ``load(path=None)`` returning an object that follows the suite
+contract (``judges/contract.py``; most subclass ``judges.base.Suite``). Finding and loading
+suites — bundled by name, from a folder, or from a :class:`SuiteSpec` in a judging worker —
+is :mod:`suites.registry`; its functions are also reachable from here. The registry is not
+imported by this package's ``__init__``: a suite's judge version covers the modules its
+verdicts depend on (found from imports), and the loader is not one of them.
 """
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
-import sys
-import uuid
-from pathlib import Path
-from types import ModuleType
-
-from judges.base import Suite
+from typing import Any
 
 # Bundled suites: name -> package. Order is the order `traj demo` shows them in.
 BUILTIN: dict[str, str] = {
@@ -25,52 +20,15 @@ BUILTIN: dict[str, str] = {
     "gui": "suites.gui",
 }
 
-
-def builtin_names() -> list[str]:
-    return list(BUILTIN)
-
-
-def builtin_module(name: str) -> ModuleType:
-    return importlib.import_module(BUILTIN[name])
+_REGISTRY_NAMES = frozenset({
+    "SuiteSpec", "aliases", "builtin_folder", "builtin_module", "builtin_names", "import_package",
+    "load_builtin", "load_folder", "resolve", "spec_of",
+})
 
 
-def builtin_folder(name: str) -> Path:
-    module = builtin_module(name)
-    assert module.__file__ is not None
-    return Path(module.__file__).parent
+def __getattr__(name: str) -> Any:
+    if name in _REGISTRY_NAMES:
+        import importlib
 
-
-def load_builtin(name: str) -> Suite:
-    return builtin_module(name).load()
-
-
-def import_package(folder: Path) -> ModuleType:
-    """Import a suite package from any folder under a fresh module name.
-
-    A copy of a bundled suite (the demo's rule fix, a user's edited suite) must not replace the
-    bundled modules in ``sys.modules``, so each folder gets its own package name.
-    """
-    name = f"_traj_suite_{uuid.uuid4().hex[:12]}"
-    spec = importlib.util.spec_from_file_location(
-        name, folder / "__init__.py", submodule_search_locations=[str(folder)]
-    )
-    if spec is None or spec.loader is None:
-        raise ImportError(f"{folder}: not a Python package")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-def load_folder(folder: str | Path) -> Suite:
-    """A suite from a folder: a Python suite package (``__init__.py`` with ``load``), or a
-    folder of task JSON files (the real-device format)."""
-    folder = Path(folder)
-    if (folder / "__init__.py").exists():
-        module = import_package(folder)
-        suite = module.load(folder)
-        suite.__dict__["_folder"] = str(folder)
-        return suite
-    from suites import device  # a folder of task JSON files
-
-    return device.load(folder)
+        return getattr(importlib.import_module("suites.registry"), name)
+    raise AttributeError(f"module 'suites' has no attribute {name!r}")

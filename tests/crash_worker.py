@@ -109,7 +109,7 @@ RECORDER_START = {"suite": "crash", "task": "rec", "split": "tune", "params": {"
 
 
 def recorder_events(seed: int, i: int, n: int) -> list[bytes]:
-    """Canonical bytes of the n events the worker records for run i (to compare with)."""
+    """Stored bytes (trajectory.events.stored) of the n events the worker records for run i."""
     from trajectory import events as ev
 
     run_id = recorder_run_id(seed, i)
@@ -129,7 +129,7 @@ def recorder_events(seed: int, i: int, n: int) -> list[bytes]:
         else:
             e = ev.RunFinished(**common, outcome=args[0])
         out.append(e)
-    return [ev.canonical(ev.decode(ev.encode(e))) for e in out]
+    return [ev.stored(ev.decode(ev.encode(e))) for e in out]
 
 
 def _start_fields() -> dict[str, Any]:

@@ -6,6 +6,7 @@ import datetime as dt
 from typing import Any
 
 from hypothesis import strategies as st
+from msgspec import UNSET
 
 from trajectory import events as ev
 
@@ -34,14 +35,15 @@ timestamps = st.one_of(
 )
 opt = lambda s: st.one_of(st.none(), s)  # noqa: E731
 routes = st.builds(ev.Route, app=opt(names), path=opt(texts))
-usages = st.builds(ev.Usage, input_tokens=st.integers(0, 10**6), output_tokens=st.integers(0, 10**6), cached_tokens=st.integers(0, 10**6))
-timings = st.builds(
-    ev.Timing,
-    model_ms=st.integers(0, 10**6).map(float),
-    read_ms=st.integers(0, 10**6).map(float),
-    act_ms=st.integers(0, 10**6).map(float),
-    other_ms=st.integers(0, 10**6).map(float),
-)
+# A figure may be left out (UNSET), given as 0, or given: the three must stay apart in the store.
+def given(s: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    return st.one_of(st.just(UNSET), s)
+
+
+counts = st.one_of(st.just(0), st.integers(0, 10**6))
+millis = st.one_of(st.just(0.0), st.integers(0, 10**6).map(float))
+usages = st.builds(ev.Usage, input_tokens=given(counts), output_tokens=given(counts), cached_tokens=given(counts))
+timings = st.builds(ev.Timing, model_ms=given(millis), read_ms=given(millis), act_ms=given(millis), other_ms=given(millis))
 scalars = st.one_of(texts, st.integers(-1000, 1000), st.floats(allow_nan=False, allow_infinity=False, width=64))
 
 
@@ -56,7 +58,7 @@ def body(kind: str) -> st.SearchStrategy[dict[str, Any]]:
         "run_started": {
             "suite": names, "task": names, "params": opt(json_objects), "goal": opt(texts),
             "batch": opt(names), "agent": opt(st.builds(ev.Agent, name=opt(names), model=opt(names))),
-            "device": opt(names), "mode": st.sampled_from(["grounded", "text"]),
+            "device": opt(names), "mode": given(st.sampled_from(["grounded", "text"])),
             "split": opt(st.sampled_from(["tune", "holdout"])),
             "pair": opt(st.builds(ev.Pair, id=names, round=st.sampled_from([1, 2]))),
             "state": opt(json_objects), "route": opt(routes),

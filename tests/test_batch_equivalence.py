@@ -9,16 +9,16 @@ import pytest
 
 import suites as suite_pkg
 from replay import replay
-from trajectory.cli.demo import record_all
+from trajectory.demo import record_all
 from trajectory.judging import (
     SuiteResolver,
-    _json,
     judge_runs,
     judge_state,
     load_events,
     load_partners,
     recorded_judgements,
     select_runs,
+    to_json,
     with_judgements,
 )
 from trajectory.store import Store
@@ -51,4 +51,4 @@ def test_batch_verdicts_equal_fold_verdicts(samples: Store) -> None:
 
 
 def _plain(value):
-    return json.loads(_json(value))
+    return json.loads(to_json(value))

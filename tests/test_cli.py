@@ -29,7 +29,7 @@ def sdir(tmp_path) -> str:
 @pytest.fixture
 def runs_file(tmp_path) -> Path:
     p = tmp_path / "runs.jsonl"
-    p.write_bytes(jsonl(example_run("r1") + example_run("r2", "北京现在二十度") + example_run("r3", finished=False)))
+    p.write_bytes(jsonl(example_run("r1") + example_run("r2", "北京现在25度") + example_run("r3", finished=False)))
     return p
 
 

@@ -12,8 +12,8 @@ from typer.testing import CliRunner
 
 import suites
 from replay import replay
-from suites import device
 from trajectory.cli.main import app
+from trajectory.demo import broken, samples
 from trajectory.cli.override_cmds import OverrideRefused, record_override
 from trajectory.judging import SuiteResolver, judge_runs, load_events
 from trajectory.query import holdout_views
@@ -27,8 +27,9 @@ SLOPPY_CALC = "device-sloppy-00-calculator-multiply"
 def _recorded(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("device") / "store"
     store = Store(root)
-    device.record_samples(store)
-    judge_runs(store, SuiteResolver(store), command="test")
+    samples.record(store, "device")
+    # Judged as the demo's first pass judges them: with the broken calculator regex.
+    judge_runs(store, broken_resolver(store, tmp_path_factory.mktemp("broken")), command="test")
     return root
 
 
@@ -43,10 +44,10 @@ def run(*args: str):
     return CliRunner().invoke(app, list(args))
 
 
-def fixed_resolver(store: Store, tmp_path: Path) -> SuiteResolver:
-    copy = tmp_path / "fixed"
+def broken_resolver(store: Store, tmp_path: Path) -> SuiteResolver:
+    copy = tmp_path / "broken"
     shutil.copytree(suites.builtin_folder("device"), copy, ignore=shutil.ignore_patterns("__pycache__"))
-    device.apply_fix(copy)
+    broken.device(copy)
     return SuiteResolver(store, overrides={"device": suites.load_folder(copy)})
 
 
@@ -61,8 +62,8 @@ def report(store: Store, tmp_path: Path, *extra: str, batch: str = "careful-0405
 
 
 def test_fix_flips_the_56088_runs(store, tmp_path):
-    before = {r["run_id"]: r["outcome"] for r in judge_runs(store, SuiteResolver(store)).rows}
-    after = {r["run_id"]: r["outcome"] for r in judge_runs(store, fixed_resolver(store, tmp_path)).rows}
+    before = {r["run_id"]: r["outcome"] for r in judge_runs(store, broken_resolver(store, tmp_path)).rows}
+    after = {r["run_id"]: r["outcome"] for r in judge_runs(store, SuiteResolver(store)).rows}
     flipped = sorted(k for k in before if before[k] != after[k])
     assert flipped == [CALC, "device-careful-01-calculator-multiply"]
     assert all(before[k] == "fail" and after[k] == "pass" for k in flipped)
@@ -112,12 +113,12 @@ def test_override_accepts_screen_or_answer_text(store):
 def test_override_survives_rejudge_and_is_settled_when_rule_agrees(store, tmp_path):
     record_override(store, CALC, "pass", "56,088", "ann", category="route")
     record_override(store, SLOPPY_CALC, "pass", "56088", "ann")
-    judge_runs(store, SuiteResolver(store))  # the same rule again: the override stands, unsettled
+    judge_runs(store, broken_resolver(store, tmp_path))  # the same rule again: the override stands, unsettled
     summary = report(store, tmp_path)["summary.md"]
     line = next(x for x in summary.splitlines() if x.startswith("- calculator-multiply"))
     assert "fail → pass [route]" in line and "“56,088”" in line and "settled" not in line
     assert "fail → pass (human)" in summary
-    judge_runs(store, fixed_resolver(store, tmp_path))  # the fixed rule now agrees
+    judge_runs(store, SuiteResolver(store))  # the bundled rule (the fix) now agrees
     files = report(store, tmp_path)
     line = next(x for x in files["summary.md"].splitlines() if x.startswith("- calculator-multiply"))
     assert line.endswith("settled")
@@ -189,7 +190,7 @@ def test_share_leaves_out_answers_images_serials_and_paths(store, tmp_path, batc
 
 
 def test_scrubber_masks_absolute_paths():
-    from suites.device.report import Scrubber
+    from trajectory.report import Scrubber
 
     scrub = Scrubber([], True)
     assert scrub("日志 /home/ann/eval/run.jsonl 和 C:\\Users\\ann\\x.txt") == "日志 [path] 和 [path]"
@@ -223,17 +224,23 @@ def test_report_errors_are_one_line(store, tmp_path):
     assert r.exit_code == 1 and "--split" in r.output
 
 
-def test_report_suite_delegates_to_cli_report(store, tmp_path):
+def test_report_suite_renders_the_suites_own_report(store, tmp_path):
     pkg = tmp_path / "mine"
     pkg.mkdir()
     (pkg / "__init__.py").write_text(
-        "from suites.example import load\n"
-        "def cli_report(store, fmt):\n"
-        "    return f'table for {store.loc.path().name} as {fmt}'\n"
+        "from suites.example import ExampleSuite\n"
+        "class Mine(ExampleSuite):\n"
+        "    report_formats = ('md', 'csv')\n"
+        "    def render_report(self, rows, fmt):\n"
+        "        return f'table of {len(rows)} verdicts as {fmt}'\n"
+        "def load(path=None):\n"
+        "    return Mine()\n"
     )
     assert run("suite", "add", "mine", str(pkg), "--store", str(store.loc)).exit_code == 0
     r = run("report", "--suite", "mine", "--format", "csv", "--store", str(store.loc))
-    assert r.exit_code == 0 and r.output.strip() == "table for store as csv"
+    assert r.exit_code == 0 and r.output.strip() == "table of 0 verdicts as csv", r.output
+    r = run("report", "--suite", "mine", "--format", "xml", "--store", str(store.loc))
+    assert r.exit_code == 1 and "unknown report format" in r.output
     r = run("report", "--suite", "device", "--store", str(store.loc))
     assert r.exit_code == 1 and "no report of its own" in r.output
 

@@ -9,6 +9,7 @@ from device_helpers import write_task
 from typer.testing import CliRunner
 
 import suites
+from trajectory.demo import broken
 from suites import device
 from suites.device import model
 from trajectory.cli.main import app
@@ -186,14 +187,14 @@ def test_load_folder_of_copied_package_reads_its_tasks(tmp_path):
     shutil.copytree(suites.builtin_folder("device"), copy, ignore=shutil.ignore_patterns("__pycache__"))
     before = suites.load_folder(copy)
     assert before.name == "device" and before.task_ids() == device.load().task_ids()
-    assert "56,?088" in device.apply_fix(copy)
+    assert "56,?088" in broken.device(copy)
     after = suites.load_folder(copy)
     # Editing a task file changes that task's judge version, and only that task's.
     calc = "calculator-multiply"
     assert after.version(after.get_task(calc)) != before.version(before.get_task(calc))
     assert after.version(after.get_task("note-create")) == before.version(before.get_task("note-create"))
     pattern = after.get_task(calc).raw["checks"][0]["pattern"]
-    assert pattern == "56,?088" and device.load().get_task(calc).raw["checks"][0]["pattern"] == "56088"
+    assert "56088" in pattern and "56,?088" in device.load().get_task(calc).raw["checks"][0]["pattern"]
 
 
 # -- CLI ----------------------------------------------------------------------------------------------

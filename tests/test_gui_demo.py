@@ -9,7 +9,8 @@ from typer.testing import CliRunner
 
 import suites as suite_pkg
 import suites.gui as gui
-from suites.gui import samples
+from trajectory.demo import broken
+from trajectory.demo.samples import gui as samples
 from trajectory.cli.main import app
 from trajectory.judging import diff_passes
 from trajectory.query import Views
@@ -74,14 +75,14 @@ def test_samples_are_deterministic(tmp_path, demo_store):
         assert va.con.execute(sql).fetchall() == vb.con.execute(sql).fetchall()
 
 
-def test_apply_fix_edits_only_the_copy(tmp_path):
+def test_the_demo_breaks_only_its_copy_and_the_bundled_suite_is_right(tmp_path):
     folder = tmp_path / "gui"
     shutil.copytree(suite_pkg.builtin_folder("gui"), folder, ignore=shutil.ignore_patterns("__pycache__"))
-    line = gui.apply_fix(folder)
+    line = broken.gui(folder)
     assert "AlarmTime" in line
-    fixed = suite_pkg.load_folder(folder)
-    assert fixed.get_task("AlarmTime").fields()[0].matcher == "time"
-    assert gui.load().get_task("AlarmTime").fields()[0].matcher == "exact"  # the bundled one keeps the bug
-    assert fixed.code_version() != gui.load().code_version()
+    copy = suite_pkg.load_folder(folder)
+    assert copy.get_task("AlarmTime").fields()[0].matcher == "exact"
+    assert gui.load().get_task("AlarmTime").fields()[0].matcher == "time"  # the bundled one is right
+    assert copy.code_version() != gui.load().code_version()
     with pytest.raises(ValueError, match="exactly once"):
-        gui.apply_fix(folder)  # already fixed: nothing left to fix
+        broken.gui(folder)  # already broken: nothing left to break

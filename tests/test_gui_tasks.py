@@ -493,15 +493,8 @@ def test_every_time_and_duration_task_has_multi_format_positives():
 
 @pytest.fixture(scope="module")
 def fixed_suite(tmp_path_factory):
-    """The suite after the demo's rule fix, loaded from a copy (as `traj demo` does)."""
-    import shutil
-
-    import suites as suite_pkg
-
-    folder = tmp_path_factory.mktemp("gui-fixed") / "gui"
-    shutil.copytree(suite_pkg.builtin_folder("gui"), folder, ignore=shutil.ignore_patterns("__pycache__"))
-    gui.apply_fix(folder)
-    return suite_pkg.load_folder(folder)
+    """The bundled suite (it matches AlarmTime's field as a time)."""
+    return gui.load()
 
 
 def _formats():
@@ -524,13 +517,26 @@ def test_time_and_duration_formats(name, mode, answer, fixed_suite):
     assert v.outcome == "pass", (answer, v.reason)
 
 
-def test_alarm_time_formats_fail_before_the_fix():
-    """The demo bug is real: the bundled AlarmTime judges its time field exactly."""
-    task = C.AlarmTime(label="开会")
+def test_alarm_time_formats_fail_with_the_demos_broken_copy(tmp_path):
+    """The demo's bug is real: its copy judges AlarmTime's time field exactly; the bundled suite
+    matches it as a time."""
+    import shutil
+
+    import suites as suite_pkg
+    from trajectory.demo import broken
+
+    folder = tmp_path / "gui"
+    shutil.copytree(suite_pkg.builtin_folder("gui"), folder, ignore=shutil.ignore_patterns("__pycache__"))
+    broken.gui(folder)
+    copy = suite_pkg.load_folder(folder)
+    task = copy.get_task("AlarmTime", {"label": "开会"})
     assert task.fields()[0].matcher == "exact"
-    assert judge(task, mode="grounded", sheet=["下午2点30分"]).outcome == "fail"
-    assert judge(task, mode="text", answer="开会闹钟定在下午两点半").outcome == "fail"
-    assert judge(task, mode="grounded", sheet=["14:30"]).outcome == "pass"
+    assert judge(task, copy, mode="grounded", sheet=["下午2点30分"]).outcome == "fail"
+    assert judge(task, copy, mode="text", answer="开会闹钟定在下午两点半").outcome == "fail"
+    assert judge(task, copy, mode="grounded", sheet=["14:30"]).outcome == "pass"
+    bundled = C.AlarmTime(label="开会")
+    assert bundled.fields()[0].matcher == "time"
+    assert judge(bundled, mode="grounded", sheet=["下午2点30分"]).outcome == "pass"
 
 
 def test_repeatable_time_formats():

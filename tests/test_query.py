@@ -14,7 +14,7 @@ from trajectory.store import Store
 
 @pytest.fixture
 def filled(store: Store) -> Store:
-    ingest_bytes(store, jsonl(example_run("r1") + example_run("r2", "北京现在二十度") + example_run("r3", finished=False)), "a")
+    ingest_bytes(store, jsonl(example_run("r1") + example_run("r2", "北京现在25度") + example_run("r3", finished=False)), "a")
     judge_runs(store, SuiteResolver(store))
     return store
 

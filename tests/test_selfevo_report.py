@@ -12,14 +12,18 @@ from selfevo_helpers import SUITE, write_samples
 from typer.testing import CliRunner
 
 import suites as suite_pkg
-import suites.selfevo as selfevo
-from suites.selfevo.report import COLUMNS, cli_report, render
-from trajectory.cli.demo import fixed_suites
+from suites.selfevo.report import COLUMNS, render
+from trajectory.demo import broken, broken_suites
 from trajectory.cli.import_selfevo import import_selfevo
 from trajectory.cli.main import app
 from trajectory.errors import QueryError
 from trajectory.judging import SuiteResolver, compare, judge_runs, pass_rows
+from trajectory.report import suite_report
 from trajectory.store import Store
+
+
+def cli_report(store: Store, fmt: str) -> str:
+    return suite_report(store, "selfevo", fmt)
 
 runner = CliRunner()
 
@@ -111,7 +115,8 @@ def test_sample_runs_reproduce_the_seed_offline_table(judged) -> None:
     assert len(rows) == 42  # 20 strong + 20 weak + 2 hasty first attempts
     assert all(list(r) == list(COLUMNS) for r in rows)
     hasty = rows_by_key(rows)
-    assert hasty[("task-05", "hasty")] == (1.0, 0.6, None, 1.0, 0.867)
+    # psaw is a pitfall of task-05 (the demo's broken copy misses it: 0.6 and 0.867 there).
+    assert hasty[("task-05", "hasty")] == (1.0, 0.35, None, 1.0, 0.783)
     assert hasty[("task-17", "hasty")] == (1.0, 1.0, None, None, 1.0)  # no second attempt
 
 
@@ -139,9 +144,10 @@ def test_traj_report_suite_prints_the_table(judged) -> None:
 
 
 def test_demo_fix_flips_the_run_that_chose_an_unlisted_pitfall(judged, tmp_path) -> None:
-    before = judge_runs(judged, SuiteResolver(judged), suite="selfevo", command="before")
-    fixed = fixed_suites(["selfevo"], tmp_path, out=lambda line: None)
-    after = judge_runs(judged, SuiteResolver(judged, overrides=fixed), suite="selfevo", command="after")
+    copies, fixes = broken_suites(["selfevo"], tmp_path, out=lambda line: None)
+    before = judge_runs(judged, SuiteResolver(judged, overrides=copies), suite="selfevo", command="before")
+    after = judge_runs(judged, SuiteResolver(judged), suite="selfevo", command="after")
+    assert "psaw" in fixes[0]
     a = {r["run_id"]: r for r in pass_rows(judged, before.pass_id)}
     b = {r["run_id"]: r for r in pass_rows(judged, after.pass_id)}
     diff = compare(a, b, "before", "after")
@@ -154,22 +160,21 @@ def test_demo_fix_flips_the_run_that_chose_an_unlisted_pitfall(judged, tmp_path)
     assert l2(a[flip.run_id])["score"] == 0.6 and l2(b[flip.run_id])["score"] == 0.35
     # Every other discovery score is unchanged: the strong and weak agents never chose psaw.
     assert [rid for rid in a if l2(a[rid]) != l2(b[rid])] == [flip.run_id]
-    # The fix edits only the copy.
-    assert selfevo.FIX_PITFALL not in json.dumps(SUITE.data, ensure_ascii=False)
 
 
-def test_apply_fix_is_idempotent_and_only_touches_task_05(tmp_path) -> None:
+def test_the_demo_breaks_only_its_copy_and_the_bundled_dataset_names_psaw(tmp_path) -> None:
     copy = tmp_path / "selfevo"
     shutil.copytree(suite_pkg.builtin_folder("selfevo"), copy, ignore=shutil.ignore_patterns("__pycache__"))
-    assert "psaw" in selfevo.apply_fix(copy)
-    selfevo.apply_fix(copy)
+    assert "psaw" in broken.selfevo(copy)
     data = json.loads((copy / "dataset.json").read_text(encoding="utf-8"))
     for new, old in zip(data["tasks"], SUITE.data["tasks"]):
         if new["id"] == "task-05":
-            assert new["known_pitfalls"]["deprecated_libraries"] == [selfevo.FIX_PITFALL]
+            assert new["known_pitfalls"]["deprecated_libraries"] == []
+            assert [lib[:4] for lib in old["known_pitfalls"]["deprecated_libraries"]] == ["psaw"]
         else:
             assert new == old
-    assert suite_pkg.load_folder(copy).tasks["task-05"]["known_pitfalls"]["deprecated_libraries"] == [selfevo.FIX_PITFALL]
+    with pytest.raises(ValueError, match="psaw"):
+        broken.selfevo(copy)  # already broken
 
 
 def test_traj_demo_records_samples_through_the_recorder_and_shows_the_flip(tmp_path) -> None:

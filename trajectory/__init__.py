@@ -1,13 +1,37 @@
-"""traj's shell: the event types, the store, ingest, the recorder, judging passes and the CLI."""
+"""traj's shell: the event types, the store, ingest, the recorder, judging passes and the CLI.
 
-from .errors import ConflictError, SchemaError, StoreError, TrajError
-from .recorder import Recorder, recover
-from .store import Store
+Importing this package loads nothing heavy: ``trajectory.events`` and ``trajectory.errors`` are
+leaf modules the pure core imports, and the names below are loaded when first used.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+_LAZY = {
+    "ConflictError": ("errors", "ConflictError"),
+    "SchemaError": ("errors", "SchemaError"),
+    "StoreError": ("errors", "StoreError"),
+    "TrajError": ("errors", "TrajError"),
+    "Recorder": ("recorder", "Recorder"),
+    "recover": ("recorder", "recover"),
+    "Store": ("store", "Store"),
+}
 
 
-def state_at(store: Store | str, run_id: str, seq: int | None = None):  # noqa: ANN201
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        module, attr = _LAZY[name]
+        return getattr(importlib.import_module(f"{__name__}.{module}"), attr)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def state_at(store: Any, run_id: str, seq: int | None = None):  # noqa: ANN201 - replay.RunState
     """The replayed state of a stored run after events 0..seq (the whole run without seq)."""
     from .judging import load_state
+    from .store import Store
 
     return load_state(store if isinstance(store, Store) else Store(store), run_id, seq)
 

@@ -31,8 +31,9 @@ class NotFound(TrajError, LookupError):
     """A run, pass, suite or task that was asked for does not exist."""
 
 
-class JudgeError(TrajError, RuntimeError):
-    """A task definition is inconsistent in a way that only shows when judging."""
+class JudgeError(TrajError, ValueError):
+    """A task definition is inconsistent in a way that only shows when judging, or a suite
+    cannot be loaded."""
 
 
 class LimitError(SchemaError):

@@ -1,15 +1,25 @@
 """The event interchange format (format 1): one msgspec tagged union, tag field ``kind``.
 
-This module is the public contract of ``shared/spec/events.md``. Fields may be added with
-defaults; none is renamed, retyped or retagged. The tag is stored on disk, so it is written out
-explicitly on every class and never derived from a class name.
+This module is the one declaration of every event kind and field (the format is described for
+people in ``docs/events.md``). Fields may be added with defaults; none is renamed, retyped or
+retagged. The tag is stored on disk, so it is written out explicitly on every class and never
+derived from a class name.
+
+Each field's metadata (:func:`doc`) says, besides what the field means, how the shell stores
+it: the Arrow schema of the events table, the typed columns built at ingest, the columns the
+batch replay aggregates, the ``runs`` view and the CLI's one-line summary are all derived from
+it (``trajectory/columns.py``). Adding a field is one edit here plus its tests.
+
+This is a leaf module: it imports msgspec and the standard library only, so the pure core
+(``replay/``, ``judges/``, ``suites/``) can import it without loading the store.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
 import hashlib
-from typing import Annotated, Any, Literal, Union
+import re
+from typing import Annotated, Any, ClassVar, Literal, Union
 
 import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
@@ -45,53 +55,114 @@ Scalar = Union[str, int, float]
 _EPOCH = _dt.datetime(1970, 1, 1, tzinfo=UTC)
 
 
-def _doc(description: str) -> Meta:
-    return Meta(description=description)
+_NO_DEFAULT = object()
 
 
-class Agent(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, omit_defaults=True):
+def doc(
+    description: str,
+    *,
+    column: str | None = None,
+    run: str | None = None,
+    figure: bool = False,
+    json: bool = False,
+    show: bool = False,
+    default: Any = _NO_DEFAULT,
+) -> Meta:
+    """A field's description and how the shell stores it.
+
+    ``column``: the field gets a typed column of this name in the events table (for a small
+    object, the prefix of its fields' columns: ``route`` -> ``route_app``, ``route_path``; ``""``
+    for no prefix). ``run``: a ``run_started`` field copied onto every event of its run and
+    shown in the ``runs`` view under this name. ``figure``: a number summed per run (``runs``
+    view, replayed totals). ``json``: the column holds the value as JSON text. ``show``: part of
+    the one-line summary ``traj show`` prints. ``default``: what an absent field reads as, for
+    the fields that keep whether they were given (their msgspec default is ``UNSET``).
+    """
+    extra: dict[str, Any] = {}
+    if column is not None:
+        extra["column"] = column
+    if run is not None:
+        extra["run"] = run
+    if figure:
+        extra["figure"] = True
+    if json:
+        extra["json"] = True
+    if show:
+        extra["show"] = True
+    if default is not _NO_DEFAULT:
+        extra["default"] = default
+    return Meta(description=description, extra=extra or None)
+
+
+_STRUCT = dict(frozen=True, kw_only=True, forbid_unknown_fields=True, omit_defaults=True)
+
+
+class Agent(Struct, **_STRUCT):
     """Who ran the attempt; closed so that a typo in a key is refused, not dropped."""
 
-    name: Annotated[str | None, _doc("Agent or harness name.")] = None
-    model: Annotated[str | None, _doc("Model identifier the agent used.")] = None
+    name: Annotated[str | None, doc("Agent or harness name.", column="name", run="agent")] = None
+    model: Annotated[str | None, doc("Model identifier the agent used.", column="model", run="model")] = None
 
 
-class Pair(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, omit_defaults=True):
+class Pair(Struct, **_STRUCT):
     """Links a first attempt and a second, similar attempt (self-evolution reuse probes)."""
 
-    id: Annotated[str, _doc("Pair identifier shared by both rounds.")]
-    round: Annotated[Literal[1, 2], _doc("1 for the first attempt, 2 for the similar second one.")]
+    id: Annotated[str, doc("Pair identifier shared by both rounds.", column="id", run="pair_id")]
+    round: Annotated[
+        Literal[1, 2], doc("1 for the first attempt, 2 for the similar second one.", column="round", run="pair_round")
+    ]
 
 
-class Route(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, omit_defaults=True):
+class Route(Struct, **_STRUCT):
     """Where the agent is: an app and a path inside it."""
 
-    app: Annotated[str | None, _doc("App (package or simulator app name).")] = None
-    path: Annotated[str | None, _doc("Path or screen inside the app.")] = None
+    app: Annotated[str | None, doc("App (package or simulator app name).", column="app")] = None
+    path: Annotated[str | None, doc("Path or screen inside the app.", column="path")] = None
 
 
-class Usage(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, omit_defaults=True):
+# Usage and timing figures keep whether they were given: an explicit 0 is exported as 0, an
+# absent figure stays absent, and both read as 0.
+class Usage(Struct, **_STRUCT):
     """Token counts of the model call behind one step; summed by replay for cost reports."""
 
-    input_tokens: Count = 0
-    output_tokens: Count = 0
-    cached_tokens: Count = 0
+    input_tokens: Annotated[
+        Count | UnsetType, doc("Prompt tokens.", column="input_tokens", figure=True, default=0)
+    ] = UNSET
+    output_tokens: Annotated[
+        Count | UnsetType, doc("Completion tokens.", column="output_tokens", figure=True, default=0)
+    ] = UNSET
+    cached_tokens: Annotated[
+        Count | UnsetType,
+        doc("Prompt tokens served from a cache (counted inside input_tokens too).",
+            column="cached_tokens", figure=True, default=0),
+    ] = UNSET
 
 
-class Timing(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, omit_defaults=True):
+Millis = Annotated[float, Meta(ge=0)]
+
+
+class Timing(Struct, **_STRUCT):
     """Milliseconds spent in one step, split the way reports show where time went."""
 
-    model_ms: Annotated[float, Meta(ge=0)] = 0
-    read_ms: Annotated[float, Meta(ge=0)] = 0
-    act_ms: Annotated[float, Meta(ge=0)] = 0
-    other_ms: Annotated[float, Meta(ge=0)] = 0
+    model_ms: Annotated[
+        Millis | UnsetType, doc("Waiting for the model.", column="model_ms", figure=True, default=0.0)
+    ] = UNSET
+    read_ms: Annotated[
+        Millis | UnsetType, doc("Reading the screen.", column="read_ms", figure=True, default=0.0)
+    ] = UNSET
+    act_ms: Annotated[
+        Millis | UnsetType, doc("Performing the action.", column="act_ms", figure=True, default=0.0)
+    ] = UNSET
+    other_ms: Annotated[
+        Millis | UnsetType, doc("Everything else.", column="other_ms", figure=True, default=0.0)
+    ] = UNSET
 
 
-class PatchOp(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, omit_defaults=True):
+class PatchOp(Struct, **_STRUCT):
     """One RFC 6902 JSON Patch operation."""
 
     op: Literal["add", "remove", "replace", "move", "copy", "test"]
-    path: Annotated[str, _doc("RFC 6901 JSON Pointer ('' or starting with '/').")]
+    path: Annotated[str, doc("RFC 6901 JSON Pointer ('' or starting with '/').")]
     value: Any | UnsetType = UNSET
     from_: str | UnsetType = msgspec.field(default=UNSET, name="from")
 
@@ -107,20 +178,15 @@ class PatchOp(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, omi
                 raise ValueError(f"from: JSON Pointer must start with '/', got {self.from_!r}")
 
 
-class Event(
-    Struct,
-    frozen=True,
-    kw_only=True,
-    forbid_unknown_fields=True,
-    omit_defaults=True,
-    tag_field="kind",
-):
+class Event(Struct, tag_field="kind", **_STRUCT):
     """Envelope shared by every kind. ``ts`` is normalised to an aware UTC datetime."""
 
-    run_id: RunId
-    seq: Seq
-    ts: Annotated[Timestamp, _doc("RFC 3339 string with offset, or integer epoch milliseconds.")]
-    extra: Annotated[Json | None, _doc("Anything else the harness wants kept.")] = None
+    run_id: Annotated[RunId, doc("The run this event belongs to: 1-128 characters of [A-Za-z0-9._:-], unique across the store.", column="run_id")]
+    seq: Annotated[Seq, doc("Position in the run: 0 is run_started; gapless and strictly increasing.", column="seq")]
+    ts: Annotated[
+        Timestamp, doc("RFC 3339 string with offset, or integer epoch milliseconds.", column="ts")
+    ]
+    extra: Annotated[Json | None, doc("Anything else the harness wants kept.")] = None
 
     def __post_init__(self) -> None:
         ts = self.ts
@@ -147,48 +213,59 @@ class Event(
 class RunStarted(Event, tag="run_started"):
     """The run begins; exactly one, at seq 0."""
 
-    suite: Annotated[str, _doc("Suite the task belongs to.")]
-    task: Annotated[str, _doc("Task id in the suite.")]
-    params: Annotated[Json | None, _doc("Task parameters.")] = None
-    goal: Annotated[str | None, _doc("The instruction as shown to the agent.")] = None
-    batch: Annotated[str | None, _doc("Name of the evaluation batch this run belongs to.")] = None
-    agent: Annotated[Agent | None, _doc("Agent name and model.")] = None
-    device: Annotated[str | None, _doc("Device or simulator the run used.")] = None
+    suite: Annotated[str, doc("Suite the task belongs to.", column="suite", run="suite", show=True)]
+    task: Annotated[str, doc("Task id in the suite.", column="task", run="task", show=True)]
+    params: Annotated[Json | None, doc("Task parameters.", show=True)] = None
+    goal: Annotated[str | None, doc("The instruction as shown to the agent.")] = None
+    batch: Annotated[str | None, doc("Name of the evaluation batch this run belongs to.", column="batch", run="batch")] = None
+    agent: Annotated[Agent | None, doc("Agent name and model.", column="agent")] = None
+    device: Annotated[str | None, doc("Device or simulator the run used.", column="device", run="device")] = None
     mode: Annotated[
-        Literal["grounded", "text"], _doc("Evaluation mode: AnswerSheet form or free text.")
-    ] = "grounded"
+        Literal["grounded", "text"] | UnsetType,
+        doc("Evaluation mode: AnswerSheet form or free text.", column="mode", run="mode", default="grounded"),
+    ] = UNSET
     split: Annotated[
-        Literal["tune", "holdout"] | None, _doc("Pool of the run; default: the task's own.")
+        Literal["tune", "holdout"] | None, doc("Pool of the run; default: the task's own.", column="split", run="split")
     ] = None
-    pair: Annotated[Pair | None, _doc("Links a first and a second, similar attempt.")] = None
-    state: Annotated[Json | None, _doc("Initial world state.")] = None
-    route: Annotated[Route | None, _doc("Initial route.")] = None
+    pair: Annotated[Pair | None, doc("Links a first and a second, similar attempt.", column="pair")] = None
+    state: Annotated[Json | None, doc("Initial world state.")] = None
+    route: Annotated[Route | None, doc("Initial route.", column="route")] = None
 
 
 class StepTaken(Event, tag="step_taken"):
     """One agent action."""
 
-    action: Annotated[str, _doc("Action name, free vocabulary (tap, type, search, call_tool ...).")]
-    args: Annotated[Json | None, _doc("Action arguments.")] = None
-    thought: Annotated[str | None, _doc("The agent's stated reasoning for the step.")] = None
-    usage: Annotated[Usage | None, _doc("Token usage of the model call.")] = None
-    timing: Annotated[Timing | None, _doc("Milliseconds by phase.")] = None
+    runs_count: ClassVar[str] = "steps"  # the runs view counts them under this name
+
+    action: Annotated[
+        str, doc("Action name, free vocabulary (tap, type, search, call_tool ...).", column="action", show=True)
+    ]
+    args: Annotated[Json | None, doc("Action arguments.", show=True)] = None
+    thought: Annotated[str | None, doc("The agent's stated reasoning for the step.")] = None
+    usage: Annotated[Usage | None, doc("Token usage of the model call.", column="")] = None
+    timing: Annotated[Timing | None, doc("Milliseconds by phase.", column="")] = None
 
 
 class ScreenRead(Event, tag="screen_read"):
     """One observation of the screen."""
 
-    text: Annotated[str, _doc("What the agent read on screen.")]
-    app: Annotated[str | None, _doc("Package or app name on screen.")] = None
-    route: Annotated[Route | None, _doc("Route at the time of the read.")] = None
-    image: Annotated[str | None, _doc("Content hash or relative reference, never bytes.")] = None
+    runs_count: ClassVar[str] = "screens"
+
+    text: Annotated[str, doc("What the agent read on screen.", column="text", show=True)]
+    app: Annotated[str | None, doc("Package or app name on screen.", column="app", show=True)] = None
+    route: Annotated[Route | None, doc("Route at the time of the read.", column="route")] = None
+    image: Annotated[
+        str | None, doc("Content hash or relative reference, never bytes.", column="image")
+    ] = None
 
 
 class StateChanged(Event, tag="state_changed"):
     """The simulator's world state changed: a whole snapshot or an RFC 6902 patch."""
 
-    snapshot: Annotated[Json | None, _doc("The whole world state.")] = None
-    patch: Annotated[list[PatchOp] | None, _doc("RFC 6902 patch against the current state.")] = None
+    snapshot: Annotated[Json | None, doc("The whole world state.")] = None
+    patch: Annotated[
+        list[PatchOp] | None, doc("RFC 6902 patch against the current state.", show=True)
+    ] = None
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -199,10 +276,11 @@ class StateChanged(Event, tag="state_changed"):
 class SheetChanged(Event, tag="sheet_changed"):
     """The AnswerSheet form changed."""
 
-    op: Annotated[Literal["set", "submit", "unsubmit"], _doc("What changed.")]
-    field: Annotated[Count | None, _doc("Field index; required for set.")] = None
+    op: Annotated[Literal["set", "submit", "unsubmit"], doc("What changed.", column="op", show=True)]
+    field: Annotated[Count | None, doc("Field index; required for set.", column="field", show=True)] = None
     value: Annotated[
-        Scalar | list[Scalar] | None, _doc("Field value; a list for a repeatable field.")
+        Scalar | list[Scalar] | None,
+        doc("Field value; a list for a repeatable field.", column="value", json=True, show=True),
     ] = None
 
     def __post_init__(self) -> None:
@@ -217,46 +295,48 @@ class SheetChanged(Event, tag="sheet_changed"):
 class AnswerGiven(Event, tag="answer_given"):
     """The agent's final natural-language answer."""
 
-    text: Annotated[str, _doc("Answer text.")]
+    text: Annotated[str, doc("Answer text.", column="text", show=True)]
 
 
 class UserAsked(Event, tag="user_asked"):
     """The agent asked the user a question."""
 
-    question: Annotated[str, _doc("The question.")]
-    reply: Annotated[str | None, _doc("The (automatic) reply it got.")] = None
+    question: Annotated[str, doc("The question.", column="question", show=True)]
+    reply: Annotated[str | None, doc("The (automatic) reply it got.", column="reply", show=True)] = None
 
 
 class ConfirmationShown(Event, tag="confirmation_shown"):
     """The agent stopped at a confirmation card before an irreversible act."""
 
-    action: Annotated[str | None, _doc("What would be done.")] = None
-    target: Annotated[str | None, _doc("To whom or what.")] = None
-    content: Annotated[str | None, _doc("The content.")] = None
-    amount: Annotated[str | None, _doc("How much.")] = None
+    action: Annotated[str | None, doc("What would be done.", column="action", show=True)] = None
+    target: Annotated[str | None, doc("To whom or what.", show=True)] = None
+    content: Annotated[str | None, doc("The content.")] = None
+    amount: Annotated[str | None, doc("How much.", show=True)] = None
 
 
 class TakeoverRequested(Event, tag="takeover_requested"):
     """The agent handed control to the user."""
 
-    reason: Annotated[Literal["login", "captcha", "verification", "other"], _doc("Why.")]
-    text: Annotated[str | None, _doc("Screen text at that moment.")] = None
+    reason: Annotated[
+        Literal["login", "captcha", "verification", "other"], doc("Why.", column="reason", show=True)
+    ]
+    text: Annotated[str | None, doc("Screen text at that moment.", column="text")] = None
 
 
 class ProbeRead(Event, tag="probe_read"):
     """A whitelisted probe's value read before or after the run."""
 
-    name: Annotated[str, _doc("Probe name.")]
-    value: Annotated[str, _doc("Probe value.")]
+    name: Annotated[str, doc("Probe name.", column="name", show=True)]
+    value: Annotated[str, doc("Probe value.", column="value", json=True, show=True)]
 
 
 class JudgementRecorded(Event, tag="judgement_recorded"):
     """An LLM judge's answer, kept so that re-judging replays it instead of asking again."""
 
-    judge: Annotated[str, _doc("Judge name, e.g. selfevo.L3.")]
-    model: Annotated[str, _doc("Model that answered.")]
-    key: Annotated[str, _doc("Hash of the judge's prompt.")]
-    output: Annotated[Json, _doc("The judge's answer.")]
+    judge: Annotated[str, doc("Judge name, e.g. selfevo.L3.", column="name", show=True)]
+    model: Annotated[str, doc("Model that answered.", show=True)]
+    key: Annotated[str, doc("Hash of the judge's prompt.")]
+    output: Annotated[Json, doc("The judge's answer.")]
 
 
 class RunFinished(Event, tag="run_finished"):
@@ -264,13 +344,13 @@ class RunFinished(Event, tag="run_finished"):
 
     outcome: Annotated[
         Literal["succeeded", "failed", "confirmation", "takeover", "error", "timeout", "cancelled"],
-        _doc("How the run ended."),
+        doc("How the run ended.", column="outcome", run="outcome", show=True),
     ]
-    error: Annotated[str | None, _doc("Harness error message.")] = None
+    error: Annotated[str | None, doc("Harness error message.")] = None
     skip_reason: Annotated[
-        str | None, _doc("Why the harness did not attempt the task.")
+        str | None, doc("Why the harness did not attempt the task.", run="skip_reason", show=True)
     ] = None
-    metrics: Annotated[Json | None, _doc("Run metrics.")] = None
+    metrics: Annotated[Json | None, doc("Run metrics.")] = None
 
 
 EVENT_TYPES: tuple[type[Event], ...] = (
@@ -305,7 +385,84 @@ KINDS: tuple[str, ...] = tuple(t.__struct_config__.tag for t in EVENT_TYPES)  # 
 
 DECODER = msgspec.json.Decoder(AnyEvent)
 _ENCODER = msgspec.json.Encoder()
-_CANONICAL = msgspec.json.Encoder(order="sorted")
+_SORTED = msgspec.json.Encoder(order="sorted")
+_PLAIN = msgspec.json.Decoder()
+
+
+def _kept_fields(cls: type[Struct]) -> dict[str, Any]:
+    """The fields of ``cls`` that keep whether they were given (default ``UNSET``), with what
+    an absent one reads as."""
+    out = {}
+    for f in msgspec.inspect.type_info(cls).fields:  # type: ignore[attr-defined]
+        extra = getattr(f.type, "extra", None) or {}
+        if "default" in extra:
+            out[f.name] = extra["default"]
+    return out
+
+
+def _object_fields(cls: type[Struct]) -> tuple[str, ...]:
+    """The fields of ``cls`` holding a small object that has fields of that kind."""
+    hints = {f.name: f for f in msgspec.inspect.type_info(cls).fields}  # type: ignore[attr-defined]
+    out = []
+    for name, f in hints.items():
+        t = getattr(f.type, "type", f.type)
+        members = t.types if isinstance(t, msgspec.inspect.UnionType) else (t,)
+        if any(isinstance(m, msgspec.inspect.StructType) and _kept_fields(m.cls) for m in members):
+            out.append(name)
+    return tuple(out)
+
+
+_KEPT: dict[type, dict[str, Any]] = {}
+_OBJECTS: dict[type, tuple[str, ...]] = {}
+for _t in (*EVENT_TYPES, Agent, Pair, Route, Usage, Timing):
+    _KEPT[_t] = _kept_fields(_t)
+    _OBJECTS[_t] = _object_fields(_t)
+
+
+def value(obj: Struct, name: str) -> Any:
+    """A field's value, or what it reads as when it was not given (``UNSET`` -> its default).
+
+    Replay and the shell read fields that keep their presence through this, never directly.
+    """
+    v = getattr(obj, name)
+    return _KEPT[type(obj)][name] if v is UNSET else v
+
+
+def _kept_paths(cls: type[Struct]) -> tuple[tuple[tuple[str, ...], str, Any], ...]:
+    """(path of the object, key, default) of every field of ``cls`` or of its small objects
+    that keeps whether it was given."""
+    out = [((), f, d) for f, d in _KEPT[cls].items()]
+    for name in _OBJECTS[cls]:
+        field = next(f for f in msgspec.inspect.type_info(cls).fields if f.name == name)  # type: ignore[attr-defined]
+        t = field.type
+        while isinstance(t, (msgspec.inspect.Metadata, msgspec.inspect.UnionType)):
+            t = next(m for m in t.types if isinstance(m, msgspec.inspect.StructType)) if isinstance(
+                t, msgspec.inspect.UnionType) else t.type
+        sub = {f.name: f.encode_name for f in msgspec.inspect.type_info(t.cls).fields}  # type: ignore[attr-defined]
+        out += [((field.encode_name,), sub[f], d) for f, d in _KEPT[t.cls].items()]
+    return tuple(out)
+
+
+_KEPT_PATHS = {t: _kept_paths(t) for t in EVENT_TYPES}
+
+
+def _canonical(event: Event, data: bytes) -> bytes:
+    """Sorted keys, and every field given with its default value left out: the form in which
+    "an omitted default equals the default" (the spec's rule for comparing content). ``data``
+    is the event's wire form."""
+    paths = _KEPT_PATHS[type(event)]
+    if not paths or not _MARKS.search(data):
+        return _SORTED.encode(event)
+    obj = _PLAIN.decode(data)
+    for parent, key, default in paths:
+        holder = obj
+        for part in parent:
+            holder = holder.get(part) if isinstance(holder, dict) else None
+        if isinstance(holder, dict) and key in holder:
+            value = holder[key]
+            if value == default and not isinstance(value, bool):
+                del holder[key]
+    return _SORTED.encode(obj)
 
 
 def decode(line: bytes | str) -> Event:
@@ -314,13 +471,40 @@ def decode(line: bytes | str) -> Event:
 
 
 def encode(event: Event) -> bytes:
-    """The wire form of one event (spec field order, defaults omitted, ts in UTC)."""
+    """The wire form of one event: spec field order, ts in UTC, and every field as it was given
+    (an explicit 0 stays, an absent field stays absent)."""
+    return _ENCODER.encode(event)
+
+
+def stored(event: Event) -> bytes:
+    """The form kept in the store: the wire form (open objects keep their key order)."""
     return _ENCODER.encode(event)
 
 
 def canonical(event: Event) -> bytes:
-    """Sorted-key encoding: two events with equal content encode to equal bytes."""
-    return _CANONICAL.encode(event)
+    """The content of an event for comparisons: sorted keys, defaults left out, so that two
+    events with equal content encode to equal bytes however they were written."""
+    return _canonical(event, _ENCODER.encode(event))
+
+
+def _default_marks() -> re.Pattern[bytes]:
+    """Bytes that an event given a field with its default value must contain (``"mode":
+    "grounded"``, ``"cached_tokens":0``): a cheap test before the exact one in _identity."""
+    alternatives = set()
+    for kept in _KEPT.values():
+        for name, default in kept.items():
+            value = msgspec.json.encode(default).removesuffix(b".0")
+            alternatives.add(re.escape(b'"' + name.encode() + b'":' + value))
+    return re.compile(b"|".join(sorted(alternatives)) or b"(?!)")
+
+
+_MARKS = _default_marks()
+
+
+def stored_and_canonical(event: Event) -> tuple[bytes, bytes]:
+    """:func:`stored` and :func:`canonical` of one event."""
+    data = _ENCODER.encode(event)
+    return data, _canonical(event, data)
 
 
 def content_hash(data: bytes) -> str:
@@ -337,6 +521,19 @@ def ts_to_us(ts: _dt.datetime) -> int:
 def us_to_ts(us: int) -> _dt.datetime:
     """Inverse of :func:`ts_to_us`."""
     return _dt.datetime(1970, 1, 1, tzinfo=UTC) + _dt.timedelta(microseconds=us)
+
+
+def declaration():  # noqa: ANN201 - trajectory.columns.Declaration
+    """The columns and summaries derived from these event types (``trajectory/columns.py``)."""
+    global _DECLARATION
+    if _DECLARATION is None:
+        from .columns import Declaration
+
+        _DECLARATION = Declaration(EVENT_TYPES)
+    return _DECLARATION
+
+
+_DECLARATION = None
 
 
 def json_schema() -> dict[str, Any]:

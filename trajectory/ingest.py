@@ -24,8 +24,9 @@ import pyarrow.compute as pc
 import pyarrow.json as pajson
 
 from . import events as ev
-from .errors import ConflictError, LimitError, SchemaError
-from .store import EVENTS_SCHEMA, Store, now_utc
+from .errors import ConflictError, LimitError, SchemaError, TrajError
+from .store import Store, now_utc
+from .tables import ARROW_TYPES, EVENTS_SCHEMA, TS, events_schema
 
 MAX_REPORTED = 20  # problems listed per refused batch; more are counted, not listed
 
@@ -46,8 +47,8 @@ DEFAULT_LIMITS = Limits()
 class Parsed:
     line: int
     event: ev.Event
-    data: bytes  # canonical encoding
-    hash: str
+    data: bytes  # the stored form: the wire form, every field as it was given
+    hash: str  # of the canonical form: equal content, equal hash
 
 
 @dataclasses.dataclass
@@ -68,38 +69,32 @@ class IngestReport:
         )
 
 
-@dataclasses.dataclass
-class RunInfo:
-    """What a run's run_started says, copied onto every event row of the run."""
-
-    suite: str | None = None
-    task: str | None = None
-    batch: str | None = None
-    mode: str | None = None
-    split: str | None = None
-    agent_name: str | None = None
-    agent_model: str | None = None
-    device: str | None = None
-    pair_id: str | None = None
-    pair_round: int | None = None
-
-    @classmethod
-    def of(cls, start: ev.RunStarted, split: str | None) -> RunInfo:
-        return cls(
-            suite=start.suite,
-            task=start.task,
-            batch=start.batch,
-            mode=start.mode,
-            split=start.split or split,
-            agent_name=start.agent.name if start.agent else None,
-            agent_model=start.agent.model if start.agent else None,
-            device=start.device,
-            pair_id=start.pair.id if start.pair else None,
-            pair_round=start.pair.round if start.pair else None,
-        )
+RunInfo = dict  # run column name -> value: what a run's run_started says, copied onto its events
 
 
-RUNINFO_FIELDS = [f.name for f in dataclasses.fields(RunInfo)]
+def run_info(start: ev.RunStarted, split: str | None, decl: Any = None) -> dict[str, Any]:
+    """The run columns of a run (declared on run_started's fields), read from its start event.
+
+    ``split``: the task's own pool, the default for a run that does not say.
+    """
+    decl = decl or ev.declaration()
+    info = {}
+    for col in decl.run_columns:
+        [path] = col.attrs
+        obj: Any = start
+        for part in path[:-1]:
+            obj = getattr(obj, part, None)
+            if obj is None:
+                break
+        info[col.name] = None if obj is None else decl.value(obj, path[-1])
+    if info.get("split") is None:
+        info["split"] = split
+    return info
+
+
+def run_fields() -> list[str]:
+    return [c.name for c in ev.declaration().run_columns]
+
 
 # -- parsing ------------------------------------------------------------------------------
 
@@ -180,7 +175,7 @@ def parse(data: bytes, source: str, limits: Limits = DEFAULT_LIMITS) -> list[Par
     n_problems = 0
     over_limit = 0  # problems that are a limit, not a malformed line
     decode = ev.DECODER.decode
-    canonical = ev.canonical
+    encode = ev.stored_and_canonical
     digest = ev.content_hash
     for lineno, raw in enumerate(data.split(b"\n"), start=1):
         if raw.endswith(b"\r"):
@@ -205,8 +200,8 @@ def parse(data: bytes, source: str, limits: Limits = DEFAULT_LIMITS) -> list[Par
             except RecursionError:  # only reachable with a --max-depth above the decoder's own
                 problem = "$: nesting too deep to decode"
             else:
-                body = canonical(event)
-                out.append(Parsed(lineno, event, body, digest(body)))
+                body, same = encode(event)
+                out.append(Parsed(lineno, event, body, digest(same)))
                 continue
         n_problems += 1
         if len(problems) < MAX_REPORTED:
@@ -241,8 +236,8 @@ class Existing:
 def existing_runs(store: Store, run_ids: Sequence[str]) -> dict[str, Existing]:
     if not run_ids or not store.has_table("events"):
         return {}
-    cols = ["run_id", "seq", "hash", "kind", "suite", "task", "batch", "mode", "split",
-            "agent_name", "agent_model", "device", "pair_id", "pair_round"]
+    fields = run_fields()
+    cols = ["run_id", "seq", "hash", "kind", *fields]
     table = store.read("events", columns=cols, filter=pc.field("run_id").isin(list(run_ids)))
     out: dict[str, Existing] = {}
     for row in table.to_pylist():
@@ -255,7 +250,7 @@ def existing_runs(store: Store, run_ids: Sequence[str]) -> dict[str, Existing]:
         if row["kind"] == "run_finished":
             run.finished_seq = seq
         if row["kind"] == "run_started":
-            run.info = RunInfo(**{k: row[k] for k in RUNINFO_FIELDS})
+            run.info = {k: row[k] for k in fields}
     return out
 
 
@@ -380,7 +375,7 @@ def plan_batch(
             continue
         if isinstance(e, ev.RunStarted):
             split = split_of(e.suite, e.task) if (split_of and e.split is None) else None
-            infos[run] = RunInfo.of(e, split)
+            infos[run] = run_info(e, split)
         if isinstance(e, ev.RunFinished):
             finished[run] = seq
         seen[(run, seq)] = p.hash
@@ -401,36 +396,6 @@ def _json_or_none(value: Any) -> str | None:
     return None if value is None else msgspec.json.encode(value).decode()
 
 
-_S = pa.string()
-# The fields of the canonical event JSON that become typed columns, read by Arrow's JSON reader
-# (C++, all cores) instead of one Python attribute at a time. Each name means one thing in every
-# kind that has it: ``text`` is a screen's, an answer's or a takeover's text; ``action`` a step's
-# or a confirmation card's; ``route`` the run's start route or a screen's.
-_TYPED = pa.schema(
-    [
-        ("run_id", _S),
-        ("seq", pa.int64()),
-        ("ts", pa.timestamp("us", tz="UTC")),
-        ("kind", _S),
-        ("action", _S),
-        ("text", _S),
-        ("app", _S),
-        ("route", pa.struct([("app", _S), ("path", _S)])),
-        ("image", _S),
-        ("op", _S),
-        ("field", pa.int64()),
-        ("name", _S),
-        ("judge", _S),
-        ("question", _S),
-        ("reply", _S),
-        ("reason", _S),
-        ("outcome", _S),
-        ("usage", pa.struct([("input_tokens", pa.int64()), ("output_tokens", pa.int64()), ("cached_tokens", pa.int64())])),
-        ("timing", pa.struct([("model_ms", pa.float64()), ("read_ms", pa.float64()), ("act_ms", pa.float64()), ("other_ms", pa.float64())])),
-    ]
-)
-
-
 def _strings(parts: Sequence[bytes]) -> pa.Array:
     """A string array straight from encoded bytes (no per-item Python str)."""
     offsets = array.array("q", [0])
@@ -440,20 +405,51 @@ def _strings(parts: Sequence[bytes]) -> pa.Array:
     ).cast(pa.string())
 
 
-_VALUED = (ev.SheetChanged, ev.ProbeRead)
+def _reader_schema(decl: Any) -> pa.Schema:
+    """The keys of the stored event JSON that typed columns come from, for Arrow's JSON reader
+    (C++, all cores) instead of one Python attribute at a time."""
+    top: dict[str, Any] = {"kind": pa.string()}
+    for col in decl.columns:
+        if col.json or col in decl.run_columns:
+            continue
+        for _, path in col.sources:
+            typ = ARROW_TYPES[col.type]
+            if len(path) == 1:
+                top[path[0]] = typ
+            else:
+                sub = top.setdefault(path[0], {})
+                sub[path[1]] = typ
+    return pa.schema([
+        (k, pa.struct(list(v.items())) if isinstance(v, dict) else v) for k, v in top.items()
+    ])
 
 
-def _counted(column: pa.ChunkedArray, name: str) -> pa.ChunkedArray:
-    """A usage or timing figure: 0 where the object is there but the figure left out (its
-    default, which the canonical form omits), null where there is no object at all."""
-    field = pc.struct_field(column, name)
-    return pc.if_else(pc.is_valid(column), pc.fill_null(field, 0), pa.scalar(None, field.type))
+def _column(typed: pa.Table, col: Any) -> pa.ChunkedArray:
+    """One typed column: each source kind's field, null for the events of other kinds. A
+    figure is 0 where its object is there but the figure left out, null with no object."""
+    kind = typed.column("kind")
+    by_path: dict[tuple[str, ...], list[str]] = {}
+    for source_kind, path in col.sources:
+        by_path.setdefault(path, []).append(source_kind)
+    out = None
+    for path, kinds in by_path.items():
+        arr = typed.column(path[0])
+        if len(path) > 1:
+            field = pc.struct_field(arr, path[1])
+            if col.figure:
+                field = pc.if_else(pc.is_valid(arr), pc.fill_null(field, 0), pa.scalar(None, field.type))
+            arr = field
+        if col.name not in ("run_id", "seq", "ts"):
+            arr = pc.if_else(pc.is_in(kind, value_set=pa.array(kinds)), arr, pa.scalar(None, arr.type))
+        out = arr if out is None else pc.coalesce(out, arr)
+    assert out is not None
+    return out
 
 
-def _run_columns(infos: Sequence[RunInfo]) -> dict[str, pa.Array]:
+def _run_columns(infos: Sequence[dict[str, Any]], schema: pa.Schema, names: Sequence[str]) -> dict[str, pa.Array]:
     """The run_started fields copied onto each event: built once per run, then taken per event."""
     index: dict[int, int] = {}
-    per_run: list[RunInfo] = []
+    per_run: list[dict[str, Any]] = []
     take = []
     for info in infos:
         k = index.get(id(info))
@@ -462,64 +458,44 @@ def _run_columns(infos: Sequence[RunInfo]) -> dict[str, pa.Array]:
             per_run.append(info)
         take.append(k)
     positions = pa.array(take, pa.int64())
-    return {
-        f: pa.array([getattr(i, f) for i in per_run], EVENTS_SCHEMA.field(f).type).take(positions)
-        for f in RUNINFO_FIELDS
-    }
+    return {f: pa.array([i.get(f) for i in per_run], schema.field(f).type).take(positions) for f in names}
 
 
-def rows(new: Sequence[tuple[Parsed, RunInfo]], commit_id: str) -> pa.Table:
-    """Arrow rows for new events, in the events table's schema."""
+def rows(new: Sequence[tuple[Parsed, dict[str, Any]]], commit_id: str, decl: Any = None) -> pa.Table:
+    """Arrow rows for new events, in the events table's schema (both derived from ``decl``,
+    the event declaration)."""
+    decl = decl or ev.declaration()
+    schema = EVENTS_SCHEMA if decl is ev.declaration() else events_schema(decl)
     datas = [p.data for p, _ in new]
     typed = pajson.read_json(
         pa.BufferReader(b"\n".join(datas)),
         read_options=pajson.ReadOptions(block_size=1 << 24),
-        parse_options=pajson.ParseOptions(explicit_schema=_TYPED, unexpected_field_behavior="ignore"),
+        parse_options=pajson.ParseOptions(explicit_schema=_reader_schema(decl), unexpected_field_behavior="ignore"),
     )
-    infos = [i for _, i in new]
     n = len(new)
-    # ``value`` holds JSON text (a sheet value may be a number or a list): built in Python, but
-    # only for the few events that have one.
-    values: list[str | None] = [None] * n
-    for i, (p, _) in enumerate(new):
-        if type(p.event) in _VALUED:
-            values[i] = _json_or_none(p.event.value)  # type: ignore[attr-defined]
-    route, usage, timing = typed.column("route"), typed.column("usage"), typed.column("timing")
-    name = pc.coalesce(typed.column("name"), typed.column("judge"))
-    now = now_utc()
-    cols: dict[str, Any] = {
-        "run_id": typed.column("run_id"),
-        "seq": typed.column("seq"),
-        "ts": typed.column("ts"),
-        "kind": typed.column("kind"),
-        **_run_columns(infos),
-        "action": typed.column("action"),
-        "text": typed.column("text"),
-        "app": typed.column("app"),
-        "route_app": pc.struct_field(route, "app"),
-        "route_path": pc.struct_field(route, "path"),
-        "image": typed.column("image"),
-        "op": typed.column("op"),
-        "field": typed.column("field"),
-        "value": pa.array(values, _S),
-        "name": name,
-        "question": typed.column("question"),
-        "reply": typed.column("reply"),
-        "reason": typed.column("reason"),
-        "outcome": typed.column("outcome"),
-        "input_tokens": _counted(usage, "input_tokens"),
-        "output_tokens": _counted(usage, "output_tokens"),
-        "cached_tokens": _counted(usage, "cached_tokens"),
-        "model_ms": _counted(timing, "model_ms"),
-        "read_ms": _counted(timing, "read_ms"),
-        "act_ms": _counted(timing, "act_ms"),
-        "other_ms": _counted(timing, "other_ms"),
-        "data": _strings(datas),
-        "hash": pa.array([p.hash for p, _ in new], _S),
-        "commit_id": pa.array([commit_id] * n, _S),
-        "ingested_at": pa.array([now] * n, pa.timestamp("us", tz="UTC")),
-    }
-    return pa.table(cols, schema=EVENTS_SCHEMA)
+    cols: dict[str, Any] = {"kind": typed.column("kind")}
+    for c in decl.envelope:
+        cols[c.name] = _column(typed, c)
+    run_names = [c.name for c in decl.run_columns]
+    cols.update(_run_columns([i for _, i in new], schema, run_names))
+    for c in decl.event_columns:
+        if not c.json:
+            cols[c.name] = _column(typed, c)
+            continue
+        # JSON text (a sheet value may be a number or a list): built in Python, but only for
+        # the few events of the kinds that have it.
+        kinds = {decl.by_kind[k]: path for k, path in c.sources}
+        values: list[str | None] = [None] * n
+        for i, (p, _) in enumerate(new):
+            path = kinds.get(type(p.event))
+            if path is not None:
+                values[i] = _json_or_none(getattr(p.event, path[0]))
+        cols[c.name] = pa.array(values, pa.string())
+    cols["data"] = _strings(datas)
+    cols["hash"] = pa.array([p.hash for p, _ in new], pa.string())
+    cols["commit_id"] = pa.array([commit_id] * n, pa.string())
+    cols["ingested_at"] = pa.array([now_utc()] * n, TS)
+    return pa.table({f.name: cols[f.name] for f in schema}, schema=schema)
 
 
 # -- the command ----------------------------------------------------------------------------
@@ -575,6 +551,31 @@ def ingest_events(
             report.commit_id = uuid.uuid4().hex
             report.version = store.append("events", rows(new, report.commit_id))
     return report
+
+
+def ingest_files(
+    store: Store,
+    names: Sequence[str],
+    limits: Limits = DEFAULT_LIMITS,
+    split_of: SplitResolver | None = None,
+) -> Iterator[tuple[str, IngestReport | TrajError]]:
+    """Ingest files (``-`` is standard input), each its own batch; a refused one does not stop
+    the others: each yields its report or the error that refused it."""
+    import sys
+    from pathlib import Path
+
+    for name in names:
+        try:
+            if name == "-":
+                data, source = sys.stdin.buffer.read(), "<stdin>"
+            else:
+                path = Path(name)
+                if not path.is_file():
+                    raise SchemaError(f"{name}: no such file")
+                data, source = path.read_bytes(), name
+            yield name, ingest_bytes(store, data, source, limits, split_of)
+        except TrajError as exc:
+            yield name, exc
 
 
 def parsed_from_events(events: Iterable[ev.Event], source: str = "<events>") -> list[Parsed]:

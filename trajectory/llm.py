@@ -29,6 +29,7 @@ import urllib.request
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
+from judges.contract import LLMJudged
 from replay import replay
 
 from .errors import TrajError
@@ -252,7 +253,7 @@ def pending_requests(
     for run_id in sel.finished:
         state = replay(events[run_id])
         s = resolver.get(state.suite)
-        if s is None or not hasattr(s, "llm_requests"):
+        if not isinstance(s, LLMJudged):
             continue
         try:
             task = s.get_task(state.task or "", state.params)

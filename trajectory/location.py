@@ -1,19 +1,26 @@
-"""Where a store lives: every path the store touches goes through :class:`Location`.
+"""The local backend: a store in a folder on this machine (see trajectory/backend.py).
 
-Today the only backend is a local folder. An object-storage backend (S3-compatible) needs a
-different lock and different small-file reads, and nothing else: callers never build paths
-themselves, they ask the location.
+What delta-rs does not give on a local disk, this backend adds: an inter-process writer lock
+(an advisory ``flock`` that the kernel releases when its holder dies), and fsync of the new data
+files, the log entry and their folders before a write returns, because the object_store layer
+under delta-rs does not flush a local disk.
 """
 
 from __future__ import annotations
 
 import contextlib
 import fcntl
+import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
 
+import pyarrow as pa
+
+from .backend import Backend
 from .errors import StoreError
+
+JOURNAL_DIR = "journal"
 
 
 def fsync_path(path: str | os.PathLike[str]) -> None:
@@ -25,29 +32,25 @@ def fsync_path(path: str | os.PathLike[str]) -> None:
         os.close(fd)
 
 
-class Location:
-    """A store's root. ``uri`` is what table libraries get; helpers cover the few small files."""
+class LocalBackend(Backend):
+    """A store root folder. ``path`` and ``uri`` name what is inside it."""
 
     def __init__(self, root: str | os.PathLike[str]):
         text = os.fspath(root)
         if "://" in text and not text.startswith("file://"):
             raise StoreError(
                 f"{text}: only local folders are supported as stores so far "
-                "(object storage needs a commit lock that this build does not have)"
+                "(object storage needs a backend of its own, see trajectory/backend.py)"
             )
         self.root = Path(text.removeprefix("file://")).absolute()
 
     def __repr__(self) -> str:
-        return f"Location({str(self.root)!r})"
+        return f"LocalBackend({str(self.root)!r})"
 
     def __str__(self) -> str:
         return str(self.root)
 
-    @property
-    def storage_options(self) -> dict[str, str] | None:
-        """Options for delta-rs / object_store; None for a local folder."""
-        return None
-
+    # -- paths (this backend only) -------------------------------------------------------------
     def uri(self, *parts: str) -> str:
         return str(self.root.joinpath(*parts))
 
@@ -60,12 +63,16 @@ class Location:
     def ensure(self) -> None:
         self.root.mkdir(parents=True, exist_ok=True)
 
-    def read_bytes(self, *parts: str) -> bytes:
-        return self.root.joinpath(*parts).read_bytes()
+    # -- small files ---------------------------------------------------------------------------
+    def read_file(self, name: str) -> bytes | None:
+        try:
+            return self.root.joinpath(name).read_bytes()
+        except FileNotFoundError:
+            return None
 
-    def write_atomic(self, data: bytes, *parts: str) -> None:
+    def write_file(self, name: str, data: bytes) -> None:
         """Write a small file so that readers see the old or the new content, never a torn one."""
-        target = self.root.joinpath(*parts)
+        target = self.root.joinpath(name)
         target.parent.mkdir(parents=True, exist_ok=True)
         tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
         with open(tmp, "wb") as fh:
@@ -75,6 +82,53 @@ class Location:
         os.replace(tmp, target)
         fsync_path(target.parent)
 
+    # -- tables --------------------------------------------------------------------------------
+    def table_uri(self, name: str) -> str:
+        return self.uri(name)
+
+    def has_table(self, name: str) -> bool:
+        # A log folder without its first commit is a first append killed before that commit:
+        # no table yet (the next append creates it), not a table that cannot be opened.
+        return self.exists(name, "_delta_log", f"{0:020d}.json") or self.exists(
+            name, "_delta_log", "_last_checkpoint"
+        )
+
+    def append(self, name: str, data: pa.Table | pa.RecordBatchReader) -> int:
+        from deltalake import write_deltalake
+
+        self.ensure()
+        write_deltalake(
+            self.table_uri(name),
+            data,
+            mode="append",
+            # A column added to the declaration joins an older table on its next append.
+            schema_mode="merge",
+            storage_options=self.storage_options,
+        )
+        dt = self.open_table(name)
+        assert dt is not None
+        version = dt.version()
+        self.committed(name, version)
+        return version
+
+    def committed(self, name: str, version: int) -> None:
+        log = self.path(name, "_delta_log", f"{version:020d}.json")
+        added: list[Path] = []
+        # Split on "\n" only: str.splitlines() also splits on U+0085 and U+2028, which can occur
+        # raw inside the column statistics of a log entry.
+        for line in log.read_text(encoding="utf-8").split("\n"):
+            if '"add"' in line:
+                action = json.loads(line).get("add")
+                if action:
+                    added.append(self.path(name, *action["path"].split("/")))
+        for path in added:
+            fsync_path(path)
+        for folder in {p.parent for p in added}:
+            fsync_path(folder)
+        fsync_path(log)
+        fsync_path(log.parent)
+
+    # -- writers -------------------------------------------------------------------------------
     @contextlib.contextmanager
     def lock(self, name: str = "write.lock", shared: bool = False) -> Iterator[None]:
         """Serialise writers across processes (an exclusive advisory lock on a file).
@@ -89,3 +143,13 @@ class Location:
             yield
         finally:
             os.close(fd)
+
+    def journal_dir(self) -> Path:
+        return self.path(JOURNAL_DIR)
+
+    def exists_any(self) -> bool:
+        return self.exists("events", "_delta_log")
+
+
+#: The name this backend had before there was a contract: a store's location.
+Location = LocalBackend

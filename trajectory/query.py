@@ -13,12 +13,16 @@ from __future__ import annotations
 import getpass
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import duckdb
 import pyarrow as pa
 
+from replay.batch import sql_str
+
+from . import events as ev
+from .columns import Declaration
 from .errors import QueryError
 from .store import TABLES, Store, now_utc
 
@@ -32,40 +36,30 @@ DENIED_FUNCTIONS = frozenset({"getenv", "read_text", "read_blob", "current_setti
 # folders): the same refusal, whatever schema they are named with.
 DENIED_TABLES = frozenset({"pg_settings", "duckdb_settings"})
 
-RUNS_SQL = """
-SELECT
-    run_id,
-    any_value(suite) AS suite,
-    any_value(task) AS task,
-    any_value(batch) AS batch,
-    any_value(agent_name) AS agent,
-    any_value(agent_model) AS model,
-    any_value(mode) AS mode,
-    any_value(device) AS device,
-    coalesce(any_value(split), 'tune') AS split,
-    any_value(pair_id) AS pair_id,
-    any_value(pair_round) AS pair_round,
-    min(ts) AS started_at,
-    max(ts) FILTER (WHERE kind = 'run_finished') AS ended_at,
-    any_value(outcome) FILTER (WHERE kind = 'run_finished') AS outcome,
-    any_value(json_extract_string(data, '$.skip_reason')) FILTER (WHERE kind = 'run_finished')
-        AS skip_reason,
-    count(*) FILTER (WHERE kind = 'step_taken') AS steps,
-    count(*) FILTER (WHERE kind = 'screen_read') AS screens,
-    count(*) AS events,
-    max(seq) AS last_seq,
-    coalesce(sum(input_tokens), 0) AS input_tokens,
-    coalesce(sum(output_tokens), 0) AS output_tokens,
-    coalesce(sum(cached_tokens), 0) AS cached_tokens,
-    coalesce(sum(input_tokens), 0) + coalesce(sum(output_tokens), 0) AS tokens,
-    coalesce(sum(model_ms), 0) AS model_ms,
-    coalesce(sum(read_ms), 0) AS read_ms,
-    coalesce(sum(act_ms), 0) AS act_ms,
-    coalesce(sum(other_ms), 0) AS other_ms,
-    epoch_ms(max(ts)) - epoch_ms(min(ts)) AS duration_ms
-FROM events
-GROUP BY run_id
-"""
+def runs_sql(decl: Declaration) -> str:
+    """The ``runs`` view: one row per run, its columns derived from the event declaration (run
+    columns, run_finished fields, kinds counted per run, figures summed), plus a few measures."""
+    cols = ["run_id"]
+    for c in decl.run_columns:
+        value = f"any_value({c.name})"
+        if c.name == "split":
+            value = f"coalesce({value}, 'tune')"  # a run that does not say is in the tune pool
+        cols.append(f"{value} AS {c.run}")
+    cols += ["min(ts) AS started_at", "max(ts) FILTER (WHERE kind = 'run_finished') AS ended_at"]
+    for name, column, path in decl.finish_columns:
+        source = column or f"json_extract_string(data, '$.{'.'.join(path or ())}')"
+        cols.append(f"any_value({source}) FILTER (WHERE kind = 'run_finished') AS {name}")
+    cols += [f"count(*) FILTER (WHERE kind = '{kind}') AS {name}" for name, kind in decl.tallies]
+    cols += ["count(*) AS events", "max(seq) AS last_seq"]
+    names = [c.name for c in decl.figures]
+    cols += [f"coalesce(sum({n}), 0) AS {n}" for n in names]
+    if "input_tokens" in names and "output_tokens" in names:
+        cols.append("coalesce(sum(input_tokens), 0) + coalesce(sum(output_tokens), 0) AS tokens")
+    cols.append("epoch_ms(max(ts)) - epoch_ms(min(ts)) AS duration_ms")
+    return "SELECT\n    " + ",\n    ".join(cols) + "\nFROM events\nGROUP BY run_id\n"
+
+
+RUNS_SQL = runs_sql(ev.declaration())
 
 HISTORY_SQL = """
 SELECT v.pass_id, v.run_id, v.suite, v.task, v.batch, coalesce(v.split, 'tune') AS split,
@@ -104,14 +98,14 @@ class Views:
             if files:
                 self.con.execute(
                     f"CREATE VIEW {raw} AS SELECT * FROM read_parquet($files, union_by_name=true)".replace(
-                        "$files", "[" + ", ".join(_sql_str(f) for f in files) + "]"
+                        "$files", "[" + ", ".join(sql_str(f) for f in files) + "]"
                     )
                 )
                 folders.append(store.table_uri(name))
             else:
                 self.con.register(f"{raw}_empty", _empty(schema))
                 self.con.execute(f"CREATE VIEW {raw} AS SELECT * FROM {raw}_empty")
-        pool = "" if split is None else f" WHERE split = {_sql_str(split)}"
+        pool = "" if split is None else f" WHERE split = {sql_str(split)}"
         self.con.execute("CREATE VIEW events AS SELECT * FROM _events")
         self.con.execute(f"CREATE VIEW _runs_all AS {RUNS_SQL}")
         self.con.execute(f"CREATE VIEW runs AS SELECT * FROM _runs_all{pool}")
@@ -124,7 +118,7 @@ class Views:
         self.con.execute("CREATE VIEW passes AS SELECT * FROM _passes")
         self.con.execute("CREATE VIEW overrides AS SELECT * FROM _overrides")
         if sandbox:
-            allowed = "[" + ", ".join(_sql_str(f + "/") for f in folders) + "]"
+            allowed = "[" + ", ".join(sql_str(f + "/") for f in folders) + "]"
             self.con.execute(f"SET allowed_directories = {allowed}")
             self.con.execute("SET enable_external_access = false")
             self.con.execute("SET autoload_known_extensions = false")
@@ -140,10 +134,6 @@ class Views:
     def __exit__(self, *exc: Any) -> None:
         self.close()
 
-    def sql(self, sql: str, params: list[Any] | None = None) -> duckdb.DuckDBPyRelation:
-        """Internal queries (trusted): no sandbox check."""
-        return self.con.execute(sql, params or [])
-
     def arrow(self, sql: str, params: list[Any] | None = None) -> pa.Table:
         return self.con.sql(sql, params=params or None).to_arrow_table()
 
@@ -156,8 +146,28 @@ class Views:
             raise QueryError(_one_line(exc)) from exc
 
 
-def _sql_str(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
+
+def run_filter(
+    *,
+    suite: str | None = None,
+    batch: str | None = None,
+    run_ids: Sequence[str] | None = None,
+    alias: str = "",
+) -> tuple[str, list[Any]]:
+    """The condition and parameters that select runs by suite, batch and ids (every command
+    that takes ``--suite``, ``--batch`` or ``--run`` filters through this)."""
+    col = f"{alias}." if alias else ""
+    conds, params = ["TRUE"], []
+    if suite:
+        conds.append(f"{col}suite = ?")
+        params.append(suite)
+    if batch:
+        conds.append(f"{col}batch = ?")
+        params.append(batch)
+    if run_ids:
+        conds.append(f"list_contains(?, {col}run_id)")
+        params.append(list(run_ids))
+    return " AND ".join(conds), params
 
 
 def _one_line(exc: Exception) -> str:
@@ -217,7 +227,7 @@ def check_sql(con: duckdb.DuckDBPyConnection, sql: str) -> None:
 
 def record_holdout_view(store: Store, command: str, detail: dict[str, Any] | None = None) -> None:
     """Every look at the holdout pool is itself recorded, for the reports to list."""
-    by = os.environ.get("TRAJ_USER") or _user()
+    by = current_user()
     row = {
         "kind": ["holdout_view"],
         "key": [command],
@@ -228,11 +238,15 @@ def record_holdout_view(store: Store, command: str, detail: dict[str, Any] | Non
     store.append("meta", pa.table(row))
 
 
-def _user() -> str:
+def current_user() -> str:
+    """Who is recorded as doing something: ``$TRAJ_USER``, else the login name."""
+    if os.environ.get("TRAJ_USER"):
+        return os.environ["TRAJ_USER"]
     try:
         return getpass.getuser()
     except (KeyError, OSError):
         return "unknown"
+
 
 
 def holdout_views(store: Store) -> list[dict[str, Any]]:
@@ -247,9 +261,9 @@ def format_table(table: pa.Table, fmt: str = "table") -> str:
     rows = table.to_pylist()
     names = table.column_names
     if fmt == "json":
-        return json.dumps(rows, ensure_ascii=False, default=_json_default)
+        return json.dumps(rows, ensure_ascii=False, default=json_default)
     if fmt == "jsonl":
-        return "\n".join(json.dumps(r, ensure_ascii=False, default=_json_default) for r in rows)
+        return "\n".join(json.dumps(r, ensure_ascii=False, default=json_default) for r in rows)
     if fmt == "csv":
         import csv
         import io
@@ -271,14 +285,21 @@ def format_table(table: pa.Table, fmt: str = "table") -> str:
     return "\n".join(lines)
 
 
-def _json_default(value: Any) -> Any:
+def json_default(value: Any) -> Any:
+    """The one fallback for values JSON has no type for (json.dumps ``default``, msgspec
+    ``enc_hook``): sets as sorted lists, patterns as ``re:...``, times as ISO text."""
+    if isinstance(value, (set, frozenset)):
+        return sorted(value, key=str)
+    if isinstance(value, tuple):
+        return list(value)
+    if hasattr(value, "pattern") and hasattr(value, "flags"):  # re.Pattern
+        return f"re:{value.pattern}"
     if hasattr(value, "isoformat"):
         return value.isoformat()
     if isinstance(value, (bytes, bytearray)):
         return value.hex()
-    if isinstance(value, (set, tuple)):
-        return list(value)
     return str(value)
+
 
 
 def _cell(value: Any) -> str:
@@ -287,7 +308,7 @@ def _cell(value: Any) -> str:
     if isinstance(value, float):
         return f"{value:.6g}"
     if isinstance(value, (dict, list)):
-        text = json.dumps(value, ensure_ascii=False, default=_json_default)
+        text = json.dumps(value, ensure_ascii=False, default=json_default)
     elif hasattr(value, "isoformat"):
         text = value.isoformat()
     else:

@@ -64,7 +64,7 @@ class Recorder:
         batch: str | None = None,
         agent: ev.Agent | dict[str, Any] | None = None,
         device: str | None = None,
-        mode: str = "grounded",
+        mode: str | None = None,
         split: str | None = None,
         pair: ev.Pair | dict[str, Any] | None = None,
         state: dict[str, Any] | None = None,
@@ -92,7 +92,7 @@ class Recorder:
             batch=batch,
             agent=_obj(ev.Agent, agent),
             device=device,
-            mode=mode,  # type: ignore[arg-type]
+            mode=mode if mode is not None else msgspec.UNSET,  # type: ignore[arg-type] - absent: grounded
             split=split,  # type: ignore[arg-type]
             pair=_obj(ev.Pair, pair),
             state=state,
@@ -103,7 +103,7 @@ class Recorder:
     # -- lifecycle ------------------------------------------------------------------------
     @property
     def journal(self) -> Path:
-        return self.store.loc.path(JOURNAL_DIR, f"{self.run_id}.jsonl")
+        return self.store.journal_dir() / f"{self.run_id}.jsonl"
 
     def open(self) -> Recorder:
         if self._fd is not None:
@@ -308,7 +308,7 @@ def seal_journal(store: Store, path: Path, *, owned: bool = False) -> IngestRepo
 
 def recover(store: Store) -> list[tuple[Path, IngestReport | None]]:
     """Seal the journals of dead writers; journals of live ones are left alone (None)."""
-    folder = store.loc.path(JOURNAL_DIR)
+    folder = store.journal_dir()
     if not folder.exists():
         return []
     out = []
@@ -321,7 +321,7 @@ def recover(store: Store) -> list[tuple[Path, IngestReport | None]]:
 
 
 def open_journals(store: Store) -> list[Path]:
-    folder = store.loc.path(JOURNAL_DIR)
+    folder = store.journal_dir()
     return sorted(folder.glob("*.jsonl")) if folder.exists() else []
 
 

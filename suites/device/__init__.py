@@ -12,17 +12,14 @@ Invalid task files are left out and listed, with every other task-set problem, i
 
 from __future__ import annotations
 
-import json
-import sys
 from pathlib import Path
 from typing import Any
 
-import judges.matchers
 from judges.base import Suite, Verdict
 from replay.batch import Reads
 from replay.state import RunState
 
-from . import capabilities, checks, judge, model
+from . import capabilities, judge, model
 from .model import Task, TaskFile
 
 BUNDLED = Path(__file__).parent / "tasks"
@@ -41,9 +38,6 @@ def tasks_root(path: str | Path | None) -> Path:
 class DeviceSuite(Suite):
     # Checks read screen texts (all of them for screen_has), never step details.
     reads = Reads(screens=-1, steps=False)
-    code_modules = (
-        sys.modules[__name__], model, checks, judge, capabilities, judges.matchers,
-    )
 
     def __init__(self, root: Path, name: str = "device"):
         self.root = root
@@ -83,32 +77,16 @@ class DeviceSuite(Suite):
 
 def load(path: str | Path | None = None) -> DeviceSuite:
     root = tasks_root(path)
-    # The bundled set and copies of this package (the demo's fixed copy) are "device"; a team's
+    # The bundled set and copies of this package (the demo's broken copy) are "device"; a team's
     # folder is named after itself until the resolver maps a registered name to it.
     bundled = path is None or (Path(path) / "__init__.py").exists()
-    return DeviceSuite(root, "device" if bundled else Path(path).name or "device")
+    suite = DeviceSuite(root, "device" if bundled else Path(path).name or "device")
+    if path is not None:
+        suite.__dict__["_folder"] = str(path)  # a worker process loads it from there again
+    return suite
 
 
 def check(path: str | Path) -> list[str]:
     """The task-set check of a folder: one line per failure, naming the file."""
     return model.check_folder(tasks_root(path))
 
-
-CALCULATOR_TASK = Path("read") / "system" / "calculator-multiply.json"
-
-
-def apply_fix(folder: Path) -> str:
-    """The demo's rule fix: the calculator task's regex rejected "56,088" for 56088."""
-    target = tasks_root(folder) / CALCULATOR_TASK
-    data = json.loads(target.read_text(encoding="utf-8"))
-    for c in data["checks"]:
-        if c.get("type") == "answer_regex" and c.get("pattern") == "56088":
-            c["pattern"] = "56,?088"
-    target.write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
-    return "device: calculator-multiply accepts a thousands separator (answer_regex 56088 → 56,?088)"
-
-
-def record_samples(store: Any) -> list[str]:
-    from .samples import record
-
-    return record(store)

@@ -14,6 +14,7 @@ import json
 import re
 from collections.abc import Mapping
 from pathlib import Path
+from trajectory.errors import TrajError
 
 CAPABILITIES: dict[str, tuple[str, ...]] = {
     "calculator": (
@@ -81,7 +82,7 @@ CAPABILITY_RE = re.compile(r"^\{app:([a-z_]+)\}$")
 CAPABILITIES_FILE = "capabilities.json"
 
 
-class CapabilityError(ValueError):
+class CapabilityError(TrajError, ValueError):
     """capabilities.json is not a mapping of capability name to a list of package names."""
 
 

@@ -5,10 +5,10 @@ that does not parse, or parses into an invalid task, is left out of the suite wi
 (the valid ones are judged). The task-set checks (``traj suite check``) go further and look at
 the set as a whole: counts per folder, the holdout share, markers, confirmation cards, ...
 
-Rules this module decides (the seed leaves them open):
+Rules this module decides (the task format leaves them open):
 
 * A *folder* is a task file's directory relative to the suite root (``read/system``). Minimum
-  counts apply to a folder and everything below it; the default table is the seed's, and a
+  counts apply to a folder and everything below it; the default table is the task format's, and a
   ``suite.json`` at the root replaces it: ``{"minCounts": {"read/system": 10, ...}}``.
 * "About 30 % holdout in every folder": every folder with tasks has at least one holdout task,
   at least one tune task when it has two or more, and its holdout count is within
@@ -36,10 +36,10 @@ from typing import Any, Literal
 import msgspec
 
 from . import capabilities as caps
+from trajectory.errors import TrajError
 
 CATEGORIES = ("read", "write", "irreversible", "impossible", "barrier")
-EXPECTS = ("succeeded", "confirmation", "failed", "takeover")
-# The outcome a task of each category is expected to end with (the seed's table).
+# The outcome a task of each category is expected to end with (the task format's table).
 CATEGORY_EXPECT = {
     "read": "succeeded",
     "write": "succeeded",
@@ -47,10 +47,9 @@ CATEGORY_EXPECT = {
     "impossible": "failed",
     "barrier": "takeover",
 }
-TAKEOVER_REASONS = ("login", "captcha", "verification", "other")
 DEFAULT_ACCEPT_TAKEOVER = ("login", "captcha", "verification")
 
-# The seed's table: folder -> minimum number of tasks.
+# The task format's table: folder -> minimum number of tasks.
 DEFAULT_MIN_COUNTS: dict[str, int] = {
     "read/system": 10,
     "read/content": 15,
@@ -117,7 +116,6 @@ class ConfirmationShows(_Check, tag="confirmation_shows"):
 
 
 CheckSpec = AnswerRegex | AnswerContains | AnswerGrounded | ScreenHas | AskedUser | ConfirmationShows
-CHECK_TYPES = ("answer_regex", "answer_contains", "answer_grounded", "screen_has", "asked_user", "confirmation_shows")
 
 
 class Task(msgspec.Struct, frozen=True, kw_only=True):
@@ -157,7 +155,7 @@ class TaskFile(msgspec.Struct, frozen=True, kw_only=True):
     folder: str  # the file's directory relative to the root ("" at the root)
 
 
-class TaskError(ValueError):
+class TaskError(TrajError, ValueError):
     """A task file that cannot be used: the message starts with the file."""
 
 

@@ -1,23 +1,19 @@
 """A tiny built-in suite that exercises the platform end to end without any other suite.
 
 Two weather questions, judged on the AnswerSheet (grounded mode) or the final answer (text
-mode). Its judge carries a deliberate, realistic bug for ``traj demo`` to fix: with
-``NUMBER_RULE = "substring"`` the expected temperature is looked for as a substring, so "25"
-passes for an expected 5 and "二十度" fails for 20. The fix switches to whole-number matching.
+mode): the expected number must appear in the answer as a whole number, Chinese numerals
+included. (``traj demo`` judges first with a copy that looks for it as a substring, the
+realistic bug where "25" passes for an expected 5 and "二十度" fails for 20.)
 """
 
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
 from typing import Any
 
 from judges.base import Check, Suite, Verdict
 from replay.state import RunState
-
-# The demo's rule fix rewrites this line in a copy of this file.
-NUMBER_RULE = "substring"
 
 TASKS: dict[str, dict[str, Any]] = {
     "current_temp": {
@@ -46,8 +42,7 @@ def _small_chinese_numbers(text: str) -> str:
 
 
 def number_matches(expected: float, text: str) -> bool:
-    if NUMBER_RULE == "substring":
-        return str(expected) in text
+    """The expected number is one of the answer's whole numbers."""
     # A standalone number: "25" must not count as 5, nor "12" inside "2012".
     numbers = re.findall(r"(?<![\d.])-?\d+(?:\.\d+)?(?![\d.])", _small_chinese_numbers(text))
     return any(float(n) == float(expected) for n in numbers)
@@ -55,7 +50,6 @@ def number_matches(expected: float, text: str) -> bool:
 
 class ExampleSuite(Suite):
     name = "example"
-    code_modules = (sys.modules[__name__],)
 
     def task_ids(self) -> list[str]:
         return list(TASKS)
@@ -105,15 +99,3 @@ class ExampleSuite(Suite):
 def load(path: str | Path | None = None) -> ExampleSuite:
     return ExampleSuite()
 
-
-def apply_fix(folder: Path) -> str:
-    target = folder / "__init__.py"
-    text = target.read_text(encoding="utf-8")
-    target.write_text(text.replace('NUMBER_RULE = "substring"', 'NUMBER_RULE = "number"'), encoding="utf-8")
-    return "example: temperatures are matched as whole numbers (Chinese numerals too), not substrings"
-
-
-def record_samples(store: Any) -> None:
-    from .samples import record
-
-    record(store)

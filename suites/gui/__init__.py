@@ -11,12 +11,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from judges import matchers
 from judges.base import Suite, Verdict
 from replay.batch import Reads
 from replay.state import RunState
 
-from . import apps, grounded, paths, task, tasks_clock, tasks_weather
+from . import grounded, tasks_clock, tasks_weather
 from .task import Task
 
 FOLDER = Path(__file__).parent
@@ -49,9 +48,6 @@ class GuiSuite(Suite):
     # re-judging skips building screen reads and step details.
     reads = Reads(screens=0, steps=False)
     names = ("weather", "clock")
-    code_modules = (
-        task, grounded, paths, apps, tasks_weather, tasks_clock, matchers,
-    )
 
     def __init__(self, folder: Path = FOLDER):
         self.folder = folder
@@ -80,23 +76,3 @@ class GuiSuite(Suite):
 def load(path: str | Path | None = None) -> GuiSuite:
     return GuiSuite(Path(path) if path is not None else FOLDER)
 
-
-# The demo's rule fix: the field line of AlarmTime that lacks its matcher.
-BUGGY_FIELD = '{"type": "text", "label": "响铃时间", "hint": "e.g. 07:30"},'
-FIXED_FIELD = '{"type": "text", "label": "响铃时间", "hint": "e.g. 07:30", "matcher": "time"},'
-
-
-def apply_fix(folder: Path) -> str:
-    """Give AlarmTime's time field its `time` matcher, in the copy of this suite at `folder`."""
-    target = Path(folder) / "tasks_clock.py"
-    text = target.read_text(encoding="utf-8")
-    if text.count(BUGGY_FIELD) != 1:
-        raise ValueError(f"{target}: the AlarmTime field to fix is not there exactly once")
-    target.write_text(text.replace(BUGGY_FIELD, FIXED_FIELD), encoding="utf-8")
-    return 'gui: AlarmTime\'s time field is matched as a time (matcher="time"), not exactly'
-
-
-def record_samples(store: Any) -> None:
-    from .samples import record
-
-    record(store)

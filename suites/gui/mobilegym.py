@@ -1,4 +1,4 @@
-"""The run folder of the seed's phone benchmark (MobileGym), mapped to traj events.
+"""The run folder of the MobileGym phone benchmark, mapped to traj events.
 
 A run folder holds ``meta.json`` (start_time, agent, model_name, eval_mode, ...),
 ``results.jsonl`` (one episode per line: id ``suite.TaskClass``, task_name, suite, trial_id,
@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from judges.base import Check, Verdict
+from trajectory.errors import TrajError
 
 SOURCE = "mobilegym"
 _RUN_ID_BAD = re.compile(r"[^A-Za-z0-9._:-]+")
@@ -40,7 +41,7 @@ STOP_OUTCOMES = {
 }
 
 
-class FormatError(ValueError):
+class FormatError(TrajError, ValueError):
     """The run folder does not have the shape described above; the message names the place."""
 
 

@@ -21,6 +21,7 @@ import json
 import re
 from dataclasses import dataclass
 from typing import Any
+from trajectory.errors import TrajError
 
 ID_FIELD = "id"
 
@@ -28,7 +29,7 @@ _SEGMENT_RE = re.compile(r"(?P<key>[^.\[\]]+)?(?P<sels>(?:\[[^\[\]]*\])*)")
 _SEL_RE = re.compile(r"\[([^\[\]]*)\]")
 
 
-class PathError(ValueError):
+class PathError(TrajError, ValueError):
     """A path that cannot be parsed or does not lead anywhere in the state."""
 
 

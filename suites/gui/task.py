@@ -31,6 +31,7 @@ from types import SimpleNamespace
 from typing import Any, ClassVar
 
 from judges.base import Check
+from trajectory.errors import JudgeError, TrajError
 from judges.matchers import match_date, match_duration, match_time, match_value
 
 from . import paths
@@ -47,12 +48,10 @@ ANSWER_SHEET_STEPS = 15
 SHEET_SUFFIX = "，然后打开答题卡（AnswerSheet）填写答案并提交"
 
 
-class TaskDefinitionError(ValueError):
+class TaskDefinitionError(TrajError, ValueError):
     """A task class declares something inconsistent (a bad field, parameter or template)."""
 
 
-class JudgeError(ValueError):
-    """The task cannot be judged as declared (e.g. expected values do not fit the fields)."""
 
 
 # -- parameters ------------------------------------------------------------------------------

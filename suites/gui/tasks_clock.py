@@ -34,10 +34,7 @@ class AlarmTime(AnswerTask):
     parameters = {"label": ALARM}
     answer = "apps.clock.alarms[label={label}].time"
     answer_fields = [
-        # KNOWN BUG, kept for `traj demo` (README.md, "The demo bug"): this time field has no
-        # matcher "time", so it is judged `exact` and 下午2点30分 fails for 14:30. apply_fix()
-        # adds the matcher in a copy of this file.
-        {"type": "text", "label": "响铃时间", "hint": "e.g. 07:30"},
+        {"type": "text", "label": "响铃时间", "hint": "e.g. 07:30", "matcher": "time"},
     ]
 
 

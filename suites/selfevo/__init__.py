@@ -1,6 +1,6 @@
 """The self-evolution suite: tool-creating agents judged in four layers, from the event store.
 
-Twenty tasks (``dataset.json``, the seed's data) whose goals never name the tool to use. A
+Twenty tasks (``dataset.json``, the harness's own data) whose goals never name the tool to use. A
 run is one attempt; a first attempt (pair round 1) and its second, similar attempt (round 2)
 are linked by ``pair``. The verdict for a pair is given on its first attempt:
 
@@ -25,7 +25,6 @@ events of a run never depend on its partner, which may be recorded or imported l
 from __future__ import annotations
 
 import json
-import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -34,11 +33,10 @@ from judges.base import Check, Suite, Verdict
 from replay.batch import Reads
 from replay.state import RunState
 
-from . import layers, rubric
+from . import layers, report, rubric
 from .layers import LAYER_NAMES, LAYERS, Attempt
-from .report import cli_report
 
-__all__ = ["SelfEvoSuite", "SelfEvoTask", "load", "record_samples", "apply_fix", "cli_report"]
+__all__ = ["SelfEvoSuite", "SelfEvoTask", "load"]
 
 NAME = "selfevo"
 DATASET = "dataset.json"
@@ -68,7 +66,6 @@ class SelfEvoSuite(Suite):
     name = NAME
     # L2 and L4 read the actions and their arguments; no screen is ever read.
     reads = Reads(screens=0, steps=True, step_actions=layers.ARG_ACTIONS)
-    code_modules = (sys.modules[__name__], layers, rubric)
 
     def __init__(self, data: dict[str, Any]):
         self.data = data
@@ -85,6 +82,13 @@ class SelfEvoSuite(Suite):
 
     def task_data(self, task: SelfEvoTask) -> Any:
         return task.spec
+
+    # -- its own report (traj report --suite selfevo) -----------------------------------------
+    report_formats = report.FORMATS
+
+    def render_report(self, rows: Any, fmt: str) -> str:
+        """The per-task x per-layer table from the suite's current verdict rows."""
+        return report.render(report.report_rows(rows), fmt)
 
     def bind_partner(self, task: SelfEvoTask, partner: RunState) -> SelfEvoTask:
         """Called by the judging engine with the other attempt of this run's pair."""
@@ -187,28 +191,3 @@ def load(path: str | Path | None = None) -> SelfEvoSuite:
     with open(folder / DATASET, encoding="utf-8") as fh:
         return SelfEvoSuite(json.load(fh))
 
-
-def record_samples(store: Any) -> list[str]:
-    """The reference agent's offline runs (strong and weak on all 20 tasks, and a hasty one)."""
-    from .samples import record
-
-    return record(store)
-
-
-# The demo's rule fix: psaw (the Python wrapper of the Pushshift Reddit API) stopped working
-# when Pushshift closed to the public in 2023, but task-05's pitfall list does not name it, so
-# an agent that chose it was scored as having avoided every pitfall.
-FIX_TASK = "task-05"
-FIX_PITFALL = "psaw（Pushshift API 的 Python 封装；Pushshift 自 2023 年起不再向公众开放）"
-
-
-def apply_fix(folder: Path) -> str:
-    target = Path(folder) / DATASET
-    data = json.loads(target.read_text(encoding="utf-8"))
-    for t in data["tasks"]:
-        if t["id"] == FIX_TASK:
-            libs = t["known_pitfalls"].setdefault("deprecated_libraries", [])
-            if FIX_PITFALL not in libs:
-                libs.append(FIX_PITFALL)
-    target.write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
-    return f"selfevo: {FIX_TASK}'s deprecated-library pitfalls gain psaw (Pushshift closed in 2023), so discovery that chose it no longer counts as avoiding pitfalls"

@@ -1,9 +1,11 @@
-"""``traj report --suite selfevo``: the per-task x per-layer table, from the current verdicts.
+"""The suite's own report: the per-task x per-layer table, rendered from verdict rows.
 
-One row per first attempt (the verdict of a pair lives there): task, domain, profile, the four
-layer scores and the overall, ``n/a`` where a layer has no score. Formats: ``md`` (default),
-``csv``, ``json`` (a list of objects with exactly the keys of :data:`COLUMNS`, numbers or null)
-and ``table`` (aligned text for a terminal).
+The shell runs the query (``traj report --suite selfevo``, trajectory/report.py) and gives the
+suite's current verdict rows; this module only reads their ``details`` and renders. One row per
+first attempt (the verdict of a pair lives there): task, domain, profile, the four layer scores
+and the overall, ``n/a`` where a layer has no score. Formats: ``md`` (default), ``csv``,
+``json`` (a list of objects with exactly the keys of :data:`COLUMNS`, numbers or null) and
+``table`` (aligned text for a terminal).
 """
 
 from __future__ import annotations
@@ -11,27 +13,22 @@ from __future__ import annotations
 import csv
 import io
 import json
+import unicodedata
+from collections.abc import Sequence
 from typing import Any
 
-from trajectory.errors import QueryError
-from trajectory.query import Views, format_table
-
-SUITE = "selfevo"
 COLUMNS = ("task", "domain", "profile", "L1", "L2", "L3", "L4", "overall")
 SCORES = ("L1", "L2", "L3", "L4", "overall")
 FORMATS = ("md", "csv", "json", "table")
 
 
-def report_rows(store: Any, split: str = "tune") -> list[dict[str, Any]]:
-    """The rows of the table, ordered by profile then task."""
-    with Views(store, split=split) as views:
-        table = views.arrow(
-            "SELECT run_id, details FROM verdicts WHERE suite = ? AND details IS NOT NULL ORDER BY run_id",
-            [SUITE],
-        )
+def report_rows(verdicts: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rows of the table from verdict rows (``run_id``, ``details``), by profile then task."""
     rows = []
-    for run_id, raw in zip(table.column("run_id").to_pylist(), table.column("details").to_pylist()):
-        details = json.loads(raw)
+    for v in verdicts:
+        if not v.get("details"):
+            continue
+        details = json.loads(v["details"])
         if details.get("round") != 1 or "layers" not in details:
             continue  # second attempts are reported on their first attempt
         layer = details["layers"]
@@ -42,7 +39,7 @@ def report_rows(store: Any, split: str = "tune") -> list[dict[str, Any]]:
                 "profile": details.get("profile"),
                 **{k: layer.get(k, {}).get("score") for k in ("L1", "L2", "L3", "L4")},
                 "overall": details.get("overall"),
-                "_run": run_id,
+                "_run": v["run_id"],
             }
         )
     rows.sort(key=lambda r: (r["profile"] or "", r["task"] or "", r["_run"]))
@@ -53,6 +50,10 @@ def _cell(key: str, value: Any) -> str:
     if key in SCORES:
         return "n/a" if value is None else f"{value:.3f}"
     return "" if value is None else str(value)
+
+
+def _width(text: str) -> int:
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
 
 
 def render(rows: list[dict[str, Any]], fmt: str = "md") -> str:
@@ -70,14 +71,11 @@ def render(rows: list[dict[str, Any]], fmt: str = "md") -> str:
         writer.writerows(cells)
         return buf.getvalue().rstrip("\n")
     if fmt == "table":
-        import pyarrow as pa
-
-        return format_table(pa.table({k: [row[i] for row in cells] for i, k in enumerate(COLUMNS)}))
-    raise QueryError(f"unknown report format {fmt!r} ({', '.join(FORMATS)})")
-
-
-def cli_report(store: Any, fmt: str = "md") -> str:
-    """What ``traj report --suite selfevo --format FMT`` prints."""
-    if fmt not in FORMATS:
-        raise QueryError(f"unknown report format {fmt!r} ({', '.join(FORMATS)})")
-    return render(report_rows(store), fmt)
+        widths = [max([_width(k)] + [_width(c[i]) for c in cells]) for i, k in enumerate(COLUMNS)]
+        pad = lambda t, w: t + " " * max(0, w - _width(t))  # noqa: E731
+        lines = ["  ".join(pad(k, w) for k, w in zip(COLUMNS, widths)).rstrip()]
+        lines.append("  ".join("-" * w for w in widths))
+        lines += ["  ".join(pad(c, w) for c, w in zip(row, widths)).rstrip() for row in cells]
+        lines.append(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
+        return "\n".join(lines)
+    raise ValueError(f"unknown report format {fmt!r} ({', '.join(FORMATS)})")

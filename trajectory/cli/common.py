@@ -13,6 +13,7 @@ from typing import Annotated, Any, TypeVar
 import typer
 
 from trajectory.errors import TrajError
+from trajectory.query import json_default
 from trajectory.store import Store, default_store_path
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -57,15 +58,7 @@ def handle_errors(fn: F) -> F:
 
 
 def echo_json(value: Any) -> None:
-    typer.echo(json.dumps(value, ensure_ascii=False, default=_default, indent=None))
-
-
-def _default(value: Any) -> Any:
-    if hasattr(value, "isoformat"):
-        return value.isoformat()
-    if isinstance(value, (set, tuple)):
-        return list(value)
-    return str(value)
+    typer.echo(json.dumps(value, ensure_ascii=False, default=json_default, indent=None))
 
 
 def command_line() -> str:

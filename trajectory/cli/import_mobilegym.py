@@ -143,28 +143,30 @@ def import_mobilegym(
     return report, result, None
 
 
+@handle_errors
+def mobilegym(
+    run_dir: Annotated[str, typer.Argument(help="A run folder: meta.json, results.jsonl, trajectory/.")],
+    batch: Annotated[str | None, typer.Option(help="Batch name (default: the folder's name).")] = None,
+    json_: JsonOpt = False,
+    store: StoreOpt = None,
+) -> None:
+    """Import a MobileGym run folder; its recorded verdicts become an `imported` pass."""
+    report, result, earlier = import_mobilegym(open_store(store), run_dir, batch=batch, command=command_line())
+    counts = dict(result.counts) if result else {}
+    if json_:
+        echo_json({"source": run_dir, "runs": report.runs, "events": report.events, "new": report.new,
+                   "present": report.present, "pass_id": result.pass_id if result else earlier,
+                   "verdicts": counts, "already_imported": earlier is not None})
+        return
+    typer.echo(report.line())
+    if result is not None:
+        parts = ", ".join(f"{n} {k}" for k, n in sorted(counts.items()))
+        typer.echo(f"recorded verdicts: {len(result.rows)} ({parts}) as imported pass {result.pass_id}")
+    elif earlier is not None:
+        typer.echo(f"recorded verdicts: already imported as pass {earlier}")
+    else:
+        typer.echo("recorded verdicts: none in this folder")
+
+
 def register(import_app: typer.Typer) -> None:
-    @import_app.command("mobilegym")
-    @handle_errors
-    def mobilegym(
-        run_dir: Annotated[str, typer.Argument(help="A run folder: meta.json, results.jsonl, trajectory/.")],
-        batch: Annotated[str | None, typer.Option(help="Batch name (default: the folder's name).")] = None,
-        json_: JsonOpt = False,
-        store: StoreOpt = None,
-    ) -> None:
-        """Import a MobileGym run folder; its recorded verdicts become an `imported` pass."""
-        report, result, earlier = import_mobilegym(open_store(store), run_dir, batch=batch, command=command_line())
-        counts = dict(result.counts) if result else {}
-        if json_:
-            echo_json({"source": run_dir, "runs": report.runs, "events": report.events, "new": report.new,
-                       "present": report.present, "pass_id": result.pass_id if result else earlier,
-                       "verdicts": counts, "already_imported": earlier is not None})
-            return
-        typer.echo(report.line())
-        if result is not None:
-            parts = ", ".join(f"{n} {k}" for k, n in sorted(counts.items()))
-            typer.echo(f"recorded verdicts: {len(result.rows)} ({parts}) as imported pass {result.pass_id}")
-        elif earlier is not None:
-            typer.echo(f"recorded verdicts: already imported as pass {earlier}")
-        else:
-            typer.echo("recorded verdicts: none in this folder")
+    import_app.command("mobilegym")(mobilegym)

@@ -110,35 +110,37 @@ def _parse_at(text: str | None) -> _dt.datetime:
     return at
 
 
+@handle_errors
+def selfevo(
+    file: Annotated[str, typer.Argument(help="JSON Lines, one trajectory per line; - for standard input.")],
+    batch: Annotated[
+        str | None, typer.Option(help="Batch name (default: the file name without extension).")
+    ] = None,
+    model: Annotated[str | None, typer.Option(help="Agent model, recorded with every run.")] = None,
+    at: Annotated[
+        str | None, typer.Option(help="Start time of every run, RFC 3339 (default 1970-01-01T00:00:00Z).")
+    ] = None,
+    json_: JsonOpt = False,
+    store: StoreOpt = None,
+) -> None:
+    """Import self-evolution trajectories; is_variant:true lines are second attempts."""
+    if file == "-":
+        data, source = sys.stdin.buffer.read(), "<stdin>"
+    else:
+        try:
+            data = Path(file).read_bytes()
+        except OSError as exc:
+            raise SchemaError(f"{file}: cannot read: {exc.strerror or exc}") from None
+        source = file
+    report = import_selfevo(
+        open_store(store), data, source, batch=batch or default_batch(file), start=_parse_at(at), model=model
+    )
+    if json_:
+        echo_json({"source": source, "runs": report.runs, "events": report.events,
+                   "new": report.new, "present": report.present})
+    else:
+        typer.echo(report.line())
+
+
 def register(import_app: typer.Typer) -> None:
-    @import_app.command("selfevo")
-    @handle_errors
-    def selfevo(
-        file: Annotated[str, typer.Argument(help="JSON Lines, one trajectory per line; - for standard input.")],
-        batch: Annotated[
-            str | None, typer.Option(help="Batch name (default: the file name without extension).")
-        ] = None,
-        model: Annotated[str | None, typer.Option(help="Agent model, recorded with every run.")] = None,
-        at: Annotated[
-            str | None, typer.Option(help="Start time of every run, RFC 3339 (default 1970-01-01T00:00:00Z).")
-        ] = None,
-        json_: JsonOpt = False,
-        store: StoreOpt = None,
-    ) -> None:
-        """Import self-evolution trajectories; is_variant:true lines are second attempts."""
-        if file == "-":
-            data, source = sys.stdin.buffer.read(), "<stdin>"
-        else:
-            try:
-                data = Path(file).read_bytes()
-            except OSError as exc:
-                raise SchemaError(f"{file}: cannot read: {exc.strerror or exc}") from None
-            source = file
-        report = import_selfevo(
-            open_store(store), data, source, batch=batch or default_batch(file), start=_parse_at(at), model=model
-        )
-        if json_:
-            echo_json({"source": source, "runs": report.runs, "events": report.events,
-                       "new": report.new, "present": report.present})
-        else:
-            typer.echo(report.line())
+    import_app.command("selfevo")(selfevo)

@@ -77,26 +77,28 @@ def record_override(
     return row
 
 
+@handle_errors
+def override(
+    run: Annotated[str, typer.Argument(help="The run to re-judge.")],
+    to: Annotated[str, typer.Option("--to", help="The human verdict: pass or fail.")],
+    evidence: Annotated[str, typer.Option("--evidence", help="Text quoted verbatim from the run's screens or answer.")],
+    by: Annotated[str | None, typer.Option("--by", help="Who re-judges (default: $TRAJ_USER).")] = None,
+    category: Annotated[str | None, typer.Option("--category", help="Failure category: perception, route, ...")] = None,
+    json_: Annotated[bool, typer.Option("--json", help="Print the recorded row as JSON.")] = False,
+    store: StoreOpt = None,
+) -> None:
+    """Record a human verdict on a run, refused unless the evidence is in the run's record."""
+    who = by or os.environ.get("TRAJ_USER")
+    if not who:
+        raise NotFound("--by NAME is required (or set TRAJ_USER)")
+    row = record_override(open_store(store), run, to, evidence, who, category)
+    if json_:
+        echo_json(row)
+        return
+    typer.echo(f"override {row['override_id']}: {row['task']} run {run}: "
+               f"{row['auto_outcome'] or 'unjudged'} → {to}" + (f" [{category}]" if category else "")
+               + f" by {who}")
+
+
 def register(app: typer.Typer) -> None:
-    @app.command()
-    @handle_errors
-    def override(
-        run: Annotated[str, typer.Argument(help="The run to re-judge.")],
-        to: Annotated[str, typer.Option("--to", help="The human verdict: pass or fail.")],
-        evidence: Annotated[str, typer.Option("--evidence", help="Text quoted verbatim from the run's screens or answer.")],
-        by: Annotated[str | None, typer.Option("--by", help="Who re-judges (default: $TRAJ_USER).")] = None,
-        category: Annotated[str | None, typer.Option("--category", help="Failure category: perception, route, ...")] = None,
-        json_: Annotated[bool, typer.Option("--json", help="Print the recorded row as JSON.")] = False,
-        store: StoreOpt = None,
-    ) -> None:
-        """Record a human verdict on a run, refused unless the evidence is in the run's record."""
-        who = by or os.environ.get("TRAJ_USER")
-        if not who:
-            raise NotFound("--by NAME is required (or set TRAJ_USER)")
-        row = record_override(open_store(store), run, to, evidence, who, category)
-        if json_:
-            echo_json(row)
-            return
-        typer.echo(f"override {row['override_id']}: {row['task']} run {run}: "
-                   f"{row['auto_outcome'] or 'unjudged'} → {to}" + (f" [{category}]" if category else "")
-                   + f" by {who}")
+    app.command()(override)

@@ -7,9 +7,8 @@ from typing import Annotated
 
 import typer
 
-import suites as suite_pkg
-from trajectory.errors import JudgeError, NotFound
-from trajectory.judging import SuiteResolver, register_suite
+from trajectory.errors import NotFound
+from trajectory.judging.resolve import add_suite, list_suites
 
 from .common import JsonOpt, StoreOpt, echo_json, handle_errors, open_store
 
@@ -28,17 +27,9 @@ def add(
     store: StoreOpt = None,
 ) -> None:
     """Register a suite folder with the store, so that later judging finds it."""
-    if not path.is_dir():
-        raise NotFound(f"{path}: no such folder")
-    s = open_store(store)
-    try:
-        suite = suite_pkg.load_folder(path)
-    except Exception as exc:  # noqa: BLE001 - the folder's own code failed: say so in one line
-        raise JudgeError(f"{path}: cannot load the suite: {type(exc).__name__}: {exc}") from exc
-    problems = list(getattr(suite, "problems", []) or [])
+    suite, problems = add_suite(open_store(store), name, path)
     for p in problems:
         typer.echo(f"warning: {p}", err=True)
-    register_suite(s, name, path)
     n = len(suite.task_ids())
     typer.echo(f"registered suite {name} -> {path.absolute()} ({n} tasks"
                + (f", {len(problems)} problems left out" if problems else "") + ")")
@@ -48,14 +39,7 @@ def add(
 @handle_errors
 def list_(json_: JsonOpt = False, store: StoreOpt = None) -> None:
     """Suites known to this store: registered folders first, then the bundled ones."""
-    s = open_store(store)
-    resolver = SuiteResolver(s)
-    rows = []
-    for name, reg in resolver.registered().items():
-        rows.append({"name": name, "source": reg["path"], "registered_at": reg["at"]})
-    for name, suite in resolver.builtin().items():
-        if name not in resolver.registered():
-            rows.append({"name": name, "source": f"bundled ({type(suite).__module__})", "registered_at": None})
+    rows = list_suites(open_store(store))
     if json_:
         echo_json(rows)
         return

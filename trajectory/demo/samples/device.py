@@ -4,7 +4,7 @@ Each agent runs a handful of tasks as one batch (the batch is the ``{run}`` in m
 two phones. The runs cover every verdict the suite gives: passes, failed checks, a wrong
 outcome, a takeover handed to the user, skips (harness skip and an unmet requirement), a
 harness error, a missing probe, a run over its step budget and an open run. Two careful runs
-answer "56,088" for 123×456: the bundled regex rejects them until the demo's fix.
+answer "56,088" for 123×456: the demo's broken regex rejects them, the bundled one does not.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any
 
 from trajectory.recorder import Recorder
 
-from . import load
+from suites.device import load
 
 PIXEL = {"serial": "R5CT40XYZ1", "calculator": "com.google.android.calculator", "clock": "com.google.android.deskclock",
          "notes": "com.google.android.keep"}

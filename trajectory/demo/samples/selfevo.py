@@ -8,10 +8,10 @@ A controllable stand-in for a self-evolving agent, with behaviour set by a profi
 - ``weak``: searches vaguely, picks the task's first deprecated (else paid) option, writes a
   bare stub, and redoes everything on the second task.
 - ``hasty`` (not in the seed): like strong, but on task-05 it picks psaw, an outdated wrapper
-  the dataset's pitfall list does not name -- the case the demo's rule fix is about -- and on
+  the dataset's pitfall list does not name -- the case the demo's broken rule is about -- and on
   task-17 it makes no second attempt (so L4 is n/a there).
 
-Every profile answers with the task's ``mock_answer``, as the seed's agent does offline: that
+Every profile answers with the task's ``mock_answer``, as the harness's reference agent does offline: that
 is why a weak agent can still score on L1. Runs are recorded through the Recorder.
 """
 
@@ -28,7 +28,8 @@ from typing import Any
 from trajectory.ingest import ingest_events, parse
 from trajectory.recorder import Recorder
 
-from .trajectories import parse_trajectory, run_started_fields, trajectory_from_steps
+import suites.selfevo as selfevo_suite
+from suites.selfevo.trajectories import parse_trajectory, run_started_fields, trajectory_from_steps
 
 BATCH = "selfevo-demo"
 MODEL = "offline-template"
@@ -121,14 +122,17 @@ class ReferenceAgent:
                 {"action": "select_library", "library": library},
             ], library
         pit = task.get("known_pitfalls", {})
-        library = (pit.get("deprecated_libraries") or pit.get("paid_or_registration_apis") or ["requests"])[0]
+        # The reference agent knows the harness's original dataset, whose lists did not name
+        # psaw (traj's does; see trajectory/demo/broken.py), so psaw is never its pick.
+        deprecated = [lib for lib in pit.get("deprecated_libraries") or [] if not lib.startswith("psaw")]
+        library = (deprecated or pit.get("paid_or_registration_apis") or ["requests"])[0]
         return [
             {"action": "search", "query": "how to do this quickly easy python"},
             {"action": "select_library", "library": library},
         ], library
 
     def attempt(self, task: dict[str, Any], second: bool) -> dict[str, Any]:
-        """One attempt, as a trajectory in the seed's schema."""
+        """One attempt, as a trajectory in the self-evolution harness's schema."""
         goal = task["variant_goal"] if second else task["goal"]
         tool = task["tool_name"]
         answer = task["mock_answer"]
@@ -177,7 +181,7 @@ def record(store: Any, batch: str = BATCH, dataset: dict[str, Any] | None = None
     open of the events table slower). A journal left by a crash is sealed by ``traj recover``.
     """
     if dataset is None:
-        dataset = json.loads((Path(__file__).parent / "dataset.json").read_text(encoding="utf-8"))
+        dataset = json.loads((Path(selfevo_suite.__file__).parent / "dataset.json").read_text(encoding="utf-8"))
     start = _dt.datetime(2026, 4, 5, 3, 0, tzinfo=_dt.timezone.utc)
     run_ids, journals = [], []
     for i, obj in enumerate(trajectories(dataset)):

@@ -2,8 +2,8 @@
 
 Recorded through the Recorder like a harness would: the initial world state in run_started,
 JSON patches for what operate tasks change, the AnswerSheet (grounded) or a final answer (text).
-The careful agent writes times the way people do ("下午2点30分"), which the bundled AlarmTime
-rule judges exactly and fails; the demo's fix flips those runs. The sloppy agent makes the
+The careful agent writes times the way people do ("下午2点30分"), which the demo's broken copy
+of AlarmTime judges exactly and fails; the bundled suite passes them. The sloppy agent makes the
 mistakes the suite exists to catch: swapped fields, a flipped yes/no, the wrong alarm, a side
 effect, an unsubmitted sheet.
 """
@@ -16,8 +16,8 @@ from typing import Any
 
 from trajectory.recorder import Recorder
 
-from . import defaults, load
-from .apps import Clock, Weather
+from suites.gui import defaults, load
+from suites.gui.apps import Clock, Weather
 
 UNIT_F = {"op": "replace", "path": "/apps/weather/settings/temp_unit", "value": "fahrenheit"}
 

@@ -1,7 +1,9 @@
-"""The batch report: summary.md, scores.jsonl and metrics.json, as pure formatting over rows.
+"""Reports: a batch's summary.md, scores.jsonl and metrics.json, and a suite's own report.
 
-The CLI (trajectory/cli/report_cmds.py) gathers the rows from the store and writes the files;
-everything here is a function of its arguments, so tests can call it directly.
+:func:`write_report` gathers a batch's rows from the store (current verdicts, the runs' figures,
+human overrides, the holdout-view log) and :func:`build` formats them — a pure function of its
+arguments, so tests can call it directly. :func:`suite_report` queries a suite's current
+verdicts and hands the rows to the suite to render (``judges.contract.ReportRendering``).
 
 Decisions:
 
@@ -28,7 +30,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from trajectory import events as ev
+from . import events as ev
 
 FEEDBACK_KINDS = (ev.StepTaken, ev.UserAsked, ev.ConfirmationShown, ev.AnswerGiven, ev.TakeoverRequested)
 OUTCOME_ORDER = ("pass", "fail", "na", "skipped", "error")
@@ -332,3 +334,109 @@ def build(
         "metrics.json": json.dumps(scrub({"batch": batch, "split": split, "runs": metrics}),
                                    ensure_ascii=False, indent=2, default=str) + "\n",
     }
+
+
+# -- gathering from the store -----------------------------------------------------------------
+
+
+def gather(store: Any, batch: str, split: str, suite: str | None = None) -> tuple[list[dict[str, Any]], list[str]]:
+    """The batch's judged runs as report rows, and the ids of its runs without a verdict."""
+    from replay import replay
+
+    from .errors import NotFound
+    from .judging import JUDGEMENT_SUITE, load_events
+    from .query import Views, run_filter
+
+    cond, params = run_filter(suite=suite, batch=batch)
+    cond += " AND suite IS DISTINCT FROM ?"
+    params.append(JUDGEMENT_SUITE)
+    with Views(store, split=split) as views:
+        runs = {r["run_id"]: r for r in views.arrow(f"SELECT * FROM runs WHERE {cond}", params).to_pylist()}
+        verdicts = views.arrow(f"SELECT * FROM verdicts WHERE {cond}", params).to_pylist()
+    if not runs:
+        raise NotFound(f"no runs of batch {batch!r} in the {split} pool" + (f" of suite {suite}" if suite else ""))
+    judged = {v["run_id"] for v in verdicts}
+    events = load_events(store, [v["run_id"] for v in verdicts])
+    rows = []
+    for v in verdicts:
+        evs = events[v["run_id"]]
+        state = replay(evs)
+        run = runs.get(v["run_id"], {})
+        metrics = state.metrics if isinstance(state.metrics, dict) else {}
+        turns = metrics.get("turns")
+        rows.append({
+            **{k: run.get(k) for k in ("agent", "model", "device")},
+            # DuckDB sums come back as Decimal: plain numbers for formatting and JSON.
+            **{k: int(run.get(k) or 0) for k in ("steps", "input_tokens", "output_tokens", "cached_tokens")},
+            **{k: float(run.get(k) or 0) for k in ("model_ms", "read_ms", "act_ms", "other_ms")},
+            "duration_ms": None if run.get("duration_ms") is None else float(run["duration_ms"]),
+            **v,
+            "answer": state.answer if state.answer is not None else (
+                None if state.sheet.value(0) is None else str(state.sheet.value(0))),
+            "images": [s.image for s in state.screens if s.image],
+            "device": state.device,
+            "first_feedback_ms": first_feedback_ms(evs),
+            "turns": turns if isinstance(turns, int) and not isinstance(turns, bool) else state.n_steps,
+        })
+    return rows, sorted(set(runs) - judged)
+
+
+def overrides_of(store: Any, run_ids: set[str]) -> list[dict[str, Any]]:
+    if not store.has_table("overrides"):
+        return []
+    return [o for o in store.read("overrides").to_pylist() if o["run_id"] in run_ids]
+
+
+def write_report(
+    store: Any,
+    batch: str,
+    out: Any,
+    *,
+    split: str = "tune",
+    suite: str | None = None,
+    prices: dict[str, float] | None = None,
+    share: bool = False,
+) -> dict[str, Any]:
+    """Write the three files for a batch into folder ``out``; returns file name -> path."""
+    from pathlib import Path
+
+    from .errors import QueryError
+    from .query import SPLITS, holdout_views, record_holdout_view
+
+    if split not in SPLITS:
+        raise QueryError(f"--split must be one of {', '.join(SPLITS)}, got {split!r}")
+    rows, unjudged = gather(store, batch, split, suite)
+    if split == "holdout":
+        record_holdout_view(store, "report", {"batch": batch})
+    files = build(
+        batch, rows,
+        overrides=overrides_of(store, {r["run_id"] for r in rows}),
+        holdout_views=holdout_views(store),
+        split=split, prices=prices, share=share, unjudged=unjudged,
+    )
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    written = {}
+    for name, text in files.items():
+        (out / name).write_text(text, encoding="utf-8")
+        written[name] = out / name
+    return written
+
+
+def suite_report(store: Any, name: str, fmt: str = "md", *, split: str = "tune") -> str:
+    """A suite's own report (``traj report --suite NAME``): its current verdicts in the pool,
+    rendered by the suite."""
+    from judges.contract import ReportRendering
+
+    from .errors import NotFound, QueryError
+    from .judging import SuiteResolver
+    from .query import Views
+
+    suite = SuiteResolver(store).get(name)
+    if not isinstance(suite, ReportRendering):
+        raise NotFound(f"suite {name!r} has no report of its own; give --batch")
+    if fmt not in suite.report_formats:
+        raise QueryError(f"unknown report format {fmt!r} ({', '.join(suite.report_formats)})")
+    with Views(store, split=split) as views:
+        rows = views.arrow("SELECT * FROM verdicts WHERE suite = ? ORDER BY run_id", [name]).to_pylist()
+    return suite.render_report(rows, fmt)

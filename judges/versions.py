@@ -1,0 +1,112 @@
+"""What a judge version covers: every module a suite's verdicts depend on, found from imports.
+
+A verdict is a function of the suite's code and task data, of ``judges`` (where outcome, score
+and reason are computed, and the matchers), of ``replay`` (which builds the state the judge
+reads) and of the event types. Listing those modules by hand would go stale, so they are found
+by walking the imports of the suite's own modules, transitively, through the source (``ast``,
+nothing is executed): every module of the packages :data:`PACKAGES` (and of the suite's own
+package, which may be a copy loaded from a folder under a made-up name) that is reached counts.
+Importing ``a.b`` runs ``a/__init__.py`` too, so a package's ``__init__`` counts with its
+submodules.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import importlib.util
+import sys
+from collections.abc import Iterable
+from functools import lru_cache
+from pathlib import Path
+from types import ModuleType
+
+#: Whose modules can decide a verdict. ``trajectory.events`` is the leaf module of event types;
+#: nothing else of the shell is reachable from the pure core.
+PACKAGES = ("judges", "replay", "suites", "trajectory.events")
+
+
+def _within(name: str, roots: tuple[str, ...]) -> bool:
+    return any(name == r or name.startswith(r + ".") for r in roots)
+
+
+@lru_cache(maxsize=4096)
+def _origin(name: str) -> str | None:
+    """The source file of module ``name``, or None when it is not a Python source module."""
+    module = sys.modules.get(name)
+    path = getattr(module, "__file__", None) if module is not None else None
+    if path is None:
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError, AttributeError):
+            return None
+        path = spec.origin if spec is not None else None
+    return path if path and path.endswith(".py") else None
+
+
+def _is_package(name: str) -> bool:
+    path = _origin(name)
+    return path is not None and Path(path).name == "__init__.py"
+
+
+def _imports(name: str, path: str) -> set[str]:
+    """Module names the source of ``name`` imports (wherever the import statement is)."""
+    tree = ast.parse(Path(path).read_bytes(), filename=path)
+    package = name if _is_package(name) else name.rpartition(".")[0]
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                parts = package.split(".")
+                base = ".".join(parts[: len(parts) - node.level + 1])
+                target = f"{base}.{node.module}" if node.module else base
+            else:
+                target = node.module or ""
+            out.add(target)
+            # ``from pkg import name``: name may be a submodule.
+            out.update(f"{target}.{alias.name}" for alias in node.names if alias.name != "*")
+    return out
+
+
+def _with_parents(name: str) -> list[str]:
+    parts = name.split(".")
+    return [".".join(parts[:i]) for i in range(1, len(parts) + 1)]
+
+
+def dependencies(modules: Iterable[ModuleType | str], extra_roots: Iterable[str] = ()) -> dict[str, str]:
+    """Module name -> source file, for ``modules`` and everything they import within
+    :data:`PACKAGES` and ``extra_roots`` (transitively)."""
+    roots = PACKAGES + tuple(extra_roots)
+    todo = [m if isinstance(m, str) else m.__name__ for m in modules]
+    found: dict[str, str] = {}
+    while todo:
+        name = todo.pop()
+        for candidate in _with_parents(name):
+            if candidate in found or not _within(candidate, roots):
+                continue
+            path = _origin(candidate)
+            if path is None:
+                continue
+            found[candidate] = path
+            todo.extend(i for i in _imports(candidate, path) if _within(i, roots))
+    return found
+
+
+def files_hash(paths: Iterable[str]) -> str:
+    """A content hash of source files, independent of their names and order (a copy of a suite
+    loaded from a folder under a made-up package name hashes like the original)."""
+    digests = sorted(hashlib.blake2b(Path(p).read_bytes(), digest_size=16).digest() for p in set(paths))
+    h = hashlib.blake2b(digest_size=8)
+    for d in digests:
+        h.update(d)
+    return h.hexdigest()
+
+
+def suite_modules(suite: object) -> dict[str, str]:
+    """Every module the verdicts of ``suite`` depend on (see the module docstring)."""
+    own = type(suite).__module__
+    top = own.split(".")[0]
+    declared = [m if isinstance(m, str) else m.__name__ for m in getattr(suite, "code_modules", ()) or ()]
+    return dependencies([own, *declared], extra_roots=(top,))

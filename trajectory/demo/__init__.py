@@ -1,0 +1,150 @@
+"""``traj demo``: the whole loop on sample runs — record, judge with a broken rule, judge with
+the bundled suites, show what the fix flipped, query.
+
+The sample runs are recorded live through the Recorder into a scratch store, then exported and
+ingested into the target store, like a team would move runs between stores. Ingest is
+idempotent, so running the demo twice adds no events, only two more judging passes. The
+bundled suites are right; the broken rules live with the demo (:mod:`.broken`), applied to
+copies of the suites.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import suites as suite_pkg
+from judges.contract import DemoSamples
+
+from .. import events as ev
+from ..export import export_events
+from ..ingest import ingest_bytes
+from ..judging import SuiteResolver, compare, judge_runs, pass_rows, render_diff
+from ..query import Views, format_table, sql_str
+from ..store import Store
+from . import broken, samples
+
+Out = Callable[[str], Any]
+
+QUERIES = [
+    (
+        "pass rate by suite and task",
+        "SELECT suite, task, count(*) AS runs, "
+        "round(avg(CASE WHEN outcome = 'pass' THEN 1.0 ELSE 0.0 END), 2) AS pass_rate "
+        "FROM verdicts GROUP BY suite, task ORDER BY suite, task",
+    ),
+    (
+        "where the time went, by batch",
+        "SELECT batch, count(*) AS runs, sum(steps) AS steps, sum(tokens) AS tokens, "
+        "round(sum(model_ms) / 1000, 1) AS model_s, round(sum(read_ms) / 1000, 1) AS read_s, "
+        "round(sum(act_ms) / 1000, 1) AS act_s FROM runs GROUP BY batch ORDER BY batch",
+    ),
+]
+
+NEXT = ("traj runs", "traj show gui-careful-02 --at 4", "traj diff", "traj judge --dry-run")
+
+
+def record_all(store: Store, names: Sequence[str], out: Out = print) -> None:
+    """Record every named suite's sample runs in a scratch store and ingest them here."""
+    import io
+
+    with tempfile.TemporaryDirectory(prefix="traj-demo-") as tmp:
+        scratch = Store(Path(tmp) / "scratch")
+        extra: list[bytes] = []
+        for name in names:
+            if name in samples.SAMPLES:
+                samples.record(scratch, name)
+                continue
+            # A suite without recorded samples here may ship its own, as events.
+            suite = suite_pkg.load_builtin(name)
+            if isinstance(suite, DemoSamples):
+                extra += [ev.encode(e) for run in suite.sample_runs() for e in run]
+        lines = io.BytesIO()
+        lines.write(b"".join(line + b"\n" for line in extra))
+        if scratch.has_table("events"):
+            export_events(scratch, lines)
+    report = ingest_bytes(store, lines.getvalue(), "demo samples", split_of=SuiteResolver(store).split_of)
+    out(f"ingested sample runs: {report.runs} runs, {report.events} events "
+        f"({report.new} new, {report.present} already present)")
+
+
+def broken_suites(names: Sequence[str], workdir: Path, out: Out = print) -> tuple[dict[str, Any], list[str]]:
+    """Copy each bundled suite's folder, break its rule in the copy, load the copy.
+
+    Returns the copies by every suite name they judge, and one line per suite saying what the
+    bundled suite does right (the fix the demo shows).
+    """
+    copies: dict[str, Any] = {}
+    fixes = []
+    for name in names:
+        if name not in broken.BREAKS:
+            continue
+        copy = workdir / name
+        shutil.copytree(suite_pkg.builtin_folder(name), copy, ignore=shutil.ignore_patterns("__pycache__"))
+        fixes.append(broken.BREAKS[name](copy))
+        suite = suite_pkg.load_folder(copy)
+        for alias in suite_pkg.aliases(suite):
+            copies[alias] = suite
+    return copies, fixes
+
+
+def suite_condition(names: Sequence[str]) -> str:
+    """The runs of the named bundled suites (under every name they judge), as SQL."""
+    aliases: list[str] = []
+    for name in names:
+        aliases += suite_pkg.aliases(suite_pkg.load_builtin(name))
+    return "suite IN (" + ", ".join(sql_str(a) for a in aliases) + ")"
+
+
+def summary_table(rows: list[dict[str, Any]]) -> str:
+    """Verdict counts per suite: what a person looks at first after a pass."""
+    import pyarrow as pa
+
+    counts: dict[str, dict[str, Any]] = {}
+    for r in rows:
+        c = counts.setdefault(r["suite"], {"tasks": set(), "runs": 0, "pass": 0, "fail": 0,
+                                           "error": 0, "skipped": 0, "na": 0})
+        c["tasks"].add(r["task"])
+        c["runs"] += 1
+        c[r["outcome"]] += 1
+    table = pa.Table.from_pylist(
+        [{"suite": s, **c, "tasks": len(c["tasks"])} for s, c in sorted(counts.items())]
+    )
+    return format_table(table)
+
+
+def run_demo(store: Store, names: Sequence[str] | None = None, out: Out = print) -> None:
+    """The demo on ``store``: two judging passes (broken rules, then the bundled suites)."""
+    names = list(names or suite_pkg.builtin_names())
+    out(f"== traj demo on store {store.loc}")
+    record_all(store, names, out)
+    where = suite_condition(names)
+    with tempfile.TemporaryDirectory(prefix="traj-broken-") as tmp:
+        out("\n== 1. judge with a copy of each suite that has one rule wrong")
+        copies, fixes = broken_suites(names, Path(tmp), out)
+        before = judge_runs(
+            store, SuiteResolver(store, overrides=copies), where=where,
+            command="traj demo (broken rules)", note="copies of the suites with the demo's broken rules",
+        )
+    out(before.summary())
+    out(summary_table(before.rows))
+    out("\n== 2. judge with the bundled suites, which have those rules right")
+    for line in fixes:
+        out(f"  fix: {line}")
+    after = judge_runs(store, SuiteResolver(store), where=where, command="traj demo (bundled suites)")
+    out(after.summary())
+    out("\n== 3. what the fix changed")
+    rows_a = {r["run_id"]: r for r in pass_rows(store, before.pass_id)}
+    rows_b = {r["run_id"]: r for r in pass_rows(store, after.pass_id)}
+    out(render_diff(compare(rows_a, rows_b, before.pass_id, after.pass_id)))
+    out("\n== 4. ask the store")
+    with Views(store) as views:
+        for title, sql in QUERIES:
+            out(f"-- {title}\n$ traj query \"{sql}\"")
+            out(format_table(views.user_query(sql)))
+    out("\nNext, try:")
+    for cmd in NEXT:
+        out(f"  {cmd} --store {store.loc}")

@@ -1,0 +1,195 @@
+"""Comparing two passes: every verdict that flipped, with the checks that changed as evidence."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections import Counter, defaultdict
+from typing import Any
+
+from ..errors import NotFound
+from ..store import Store
+from .passes import PassResult, current_rows, pass_rows, passes
+
+
+@dataclasses.dataclass
+class CheckChange:
+    name: str
+    before: dict[str, Any] | None
+    after: dict[str, Any] | None
+
+
+@dataclasses.dataclass
+class Flip:
+    run_id: str
+    suite: str | None
+    task: str | None
+    before: str
+    after: str
+    before_score: float
+    after_score: float
+    before_reason: str
+    after_reason: str
+    changes: list[CheckChange]
+
+    @property
+    def kind(self) -> str:
+        return f"{self.before}→{self.after}"
+
+
+@dataclasses.dataclass
+class Diff:
+    before_label: str
+    after_label: str
+    common: int
+    flips: list[Flip]
+    score_changes: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "before": self.before_label,
+            "after": self.after_label,
+            "runs_in_both": self.common,
+            "flips": [
+                {
+                    "run_id": f.run_id,
+                    "suite": f.suite,
+                    "task": f.task,
+                    "from": f.before,
+                    "to": f.after,
+                    "score_from": f.before_score,
+                    "score_to": f.after_score,
+                    "reason_from": f.before_reason,
+                    "reason_to": f.after_reason,
+                    "checks": [
+                        {"name": c.name, "before": c.before, "after": c.after} for c in f.changes
+                    ],
+                }
+                for f in self.flips
+            ],
+            "score_changes_without_flip": self.score_changes,
+        }
+
+
+def _checks_by_name(row: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    for c in row.get("checks") or []:
+        name = c["name"]
+        while name in out:  # repeated names keep their order
+            name += "'"
+        out[name] = {
+            "passed": c["passed"],
+            "expected": json.loads(c["expected"]) if c["expected"] is not None else None,
+            "actual": json.loads(c["actual"]) if c["actual"] is not None else None,
+            "reason": c["reason"],
+        }
+    return out
+
+
+def compare(
+    before: dict[str, dict[str, Any]],
+    after: dict[str, dict[str, Any]],
+    before_label: str,
+    after_label: str,
+) -> Diff:
+    common = sorted(set(before) & set(after))
+    flips = []
+    score_changes = 0
+    for run_id in common:
+        a, b = before[run_id], after[run_id]
+        if a["outcome"] == b["outcome"]:
+            if abs((a["score"] or 0) - (b["score"] or 0)) > 1e-12:
+                score_changes += 1
+            continue
+        ca, cb = _checks_by_name(a), _checks_by_name(b)
+        changes = [
+            CheckChange(n, ca.get(n), cb.get(n))
+            for n in list(ca) + [n for n in cb if n not in ca]
+            if ca.get(n) != cb.get(n)
+        ]
+        flips.append(
+            Flip(
+                run_id, b["suite"], b["task"], a["outcome"], b["outcome"],
+                a["score"] or 0.0, b["score"] or 0.0, a["reason"] or "", b["reason"] or "", changes,
+            )
+        )
+    flips.sort(key=lambda f: (f.suite or "", f.task or "", f.run_id))
+    return Diff(before_label, after_label, len(common), flips, score_changes)
+
+
+def diff_passes(store: Store, pass_a: str | None = None, pass_b: str | None = None) -> Diff:
+    """Flips between two passes; by default the latest pass and the latest earlier one that
+    judged some of the same runs."""
+    all_passes = passes(store)
+    ids = [p["pass_id"] for p in all_passes]
+    for p in (pass_a, pass_b):
+        if p is not None and p not in ids:
+            raise NotFound(f"no such pass: {p}")
+    if pass_a is None and pass_b is None:
+        if len(all_passes) < 2:
+            raise NotFound("need two judging passes to diff; run `traj judge` again after a change")
+        pass_b = ids[-1]
+        runs_b = {r["run_id"] for r in pass_rows(store, pass_b)}
+        for cand in reversed(ids[:-1]):
+            if runs_b & {r["run_id"] for r in pass_rows(store, cand)}:
+                pass_a = cand
+                break
+        if pass_a is None:
+            raise NotFound(f"no earlier pass judged any run of {pass_b}")
+    elif pass_a is None or pass_b is None:
+        raise NotFound("give two passes, or none for the latest two")
+    rows_a = {r["run_id"]: r for r in pass_rows(store, pass_a)}
+    rows_b = {r["run_id"]: r for r in pass_rows(store, pass_b)}
+    return compare(rows_a, rows_b, pass_a, pass_b)
+
+
+def dry_run_diff(store: Store, result: PassResult) -> Diff:
+    """The flips a dry run would make against the current verdicts."""
+    current = current_rows(store, [r["run_id"] for r in result.rows])
+    new = {r["run_id"]: {**r, "checks": r["checks"]} for r in result.rows}
+    return compare(current, new, "current verdicts", "dry run")
+
+
+def _show(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 70 else text[:67] + "..."
+
+
+def render_diff(diff: Diff) -> str:
+    lines = [
+        f"diff {diff.before_label} → {diff.after_label}: {diff.common} runs in both, "
+        f"{len(diff.flips)} flip{'s' if len(diff.flips) != 1 else ''}"
+    ]
+    kinds = Counter(f.kind for f in diff.flips)
+    if kinds:
+        lines.append("  " + ", ".join(f"{n} {k}" for k, n in sorted(kinds.items())))
+    by_suite: dict[str, dict[str, list[Flip]]] = defaultdict(lambda: defaultdict(list))
+    for f in diff.flips:
+        by_suite[f.suite or "?"][f.task or "?"].append(f)
+    for suite_name, tasks in by_suite.items():
+        lines.append(f"suite {suite_name}")
+        for task, flips in tasks.items():
+            lines.append(f"  task {task}")
+            for f in flips:
+                lines.append(
+                    f"    {f.run_id}: {f.before} → {f.after} (score {f.before_score:.3g} → {f.after_score:.3g})"
+                )
+                for c in f.changes:
+                    b, a = c.before or {}, c.after or {}
+                    state = lambda d: "—" if not d else ("passed" if d["passed"] else "failed")  # noqa: E731
+                    lines.append(f"      check {c.name}: {state(b)} → {state(a)}")
+                    exp = a.get("expected", b.get("expected"))
+                    act = a.get("actual", b.get("actual"))
+                    lines.append(f"        expected {_show(exp)}, actual {_show(act)}")
+                    if b.get("expected") != a.get("expected") and b and a:
+                        lines.append(f"        (expected was {_show(b.get('expected'))})")
+                    if b.get("reason"):
+                        lines.append(f"        before: {b['reason']}")
+                    if a.get("reason"):
+                        lines.append(f"        after: {a['reason']}")
+                if not f.changes and (f.before_reason or f.after_reason):
+                    lines.append(f"      reason: {f.before_reason!r} → {f.after_reason!r}")
+    if diff.score_changes:
+        lines.append(f"({diff.score_changes} runs changed score without changing outcome)")
+    return "\n".join(lines)
+

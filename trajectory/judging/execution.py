@@ -1,0 +1,310 @@
+"""Running judges: one run at a time under a time budget, partitions in this process or on a
+pool of worker processes, a watchdog for judges that swallow the soft stop.
+
+Nothing here is global to a process: a pass carries a :class:`PassContext` (picklable, suites as
+specs), and each process that judges makes one :class:`Judging` from it (its resolver, its DuckDB
+connection, its version cache, and in a pool worker its watchdog). Two passes at once in one
+process do not share anything. The only process-level value is in a pool worker, which serves
+one pass and holds that pass's :class:`Judging` for the partitions it is sent.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as _dt
+import multiprocessing
+import os
+import signal
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import msgspec
+
+from judges.base import Verdict
+from judges.contract import Pairing
+from replay.batch import Reads
+from replay.state import Judgement, RunState
+from suites.registry import SuiteSpec
+
+from ..query import Views
+from ..store import Store
+from .passes import verdict_row
+from .resolve import SuiteResolver, error_line
+from .selection import batch_states, load_partners, with_judgements
+
+#: ``hook(stage, seconds)``: told how long each stage of a pass took (select, load_replay,
+#: judge, write), for the benchmarks; see judge_runs.
+StageHook = Callable[[str, float], None]
+
+
+@dataclasses.dataclass(frozen=True)
+class PassContext:
+    """What every partition of one pass needs, small enough to send to a worker."""
+
+    store: Store
+    specs: dict[str, SuiteSpec | None]  # suite name -> where it loads from
+    suites: dict[str, str | None]  # run id -> suite name
+    judgements: tuple[Judgement, ...]
+    timeout: float | None
+    pass_id: str
+    at: _dt.datetime
+
+
+class JudgeTimeout(BaseException):
+    """A judge ran past its per-run time budget. A BaseException, so that a judge's own broad
+    ``except Exception`` cannot swallow it."""
+
+
+def run_with_budget(fn: Callable[[], Any], seconds: float | None) -> Any:
+    """Call ``fn`` and interrupt it after ``seconds`` (SIGALRM; main thread of a process only)."""
+    if not seconds or threading.current_thread() is not threading.main_thread():
+        return fn()
+
+    def alarm(signum: int, frame: Any) -> None:
+        raise JudgeTimeout(f"judge exceeded its time budget of {seconds:g}s")
+
+    previous = signal.signal(signal.SIGALRM, alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        return fn()
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def judge_state(
+    resolver: SuiteResolver,
+    state: RunState,
+    partner: RunState | None = None,
+    versions: dict[tuple[str | None, str | None, bytes], str] | None = None,
+) -> tuple[Verdict, str]:
+    """The verdict for one replayed run and the judge version; never raises.
+
+    ``partner``: the finished run of the other round of this run's pair, for suites that are
+    ``Pairing`` (see :func:`load_partners`). The judge signature stays ``(task, state)``: the
+    partner rides on the task object, and the judge version still hashes only the task's own
+    data. ``versions``: a cache of versions by suite, task and parameters (a task's definition
+    is fixed for the life of a suite object; hashing it again for each of its runs is waste).
+    """
+    suite = resolver.get(state.suite)
+    if suite is None:
+        return Verdict.error(resolver.problems.get(state.suite or "") or f"unknown suite {state.suite!r}"), "unknown"
+    try:
+        task = suite.get_task(state.task or "", state.params)
+        if partner is not None and isinstance(suite, Pairing):
+            task = suite.bind_partner(task, partner)
+    except Exception as exc:  # noqa: BLE001 - any failure to find the task is this run's error
+        return Verdict.error(f"unknown task {state.task!r} in suite {state.suite!r}: {error_line(exc)}"), "unknown"
+    try:
+        key = (state.suite, state.task, msgspec.json.encode(state.params, order="sorted"))
+        version = versions.get(key) if versions is not None else None
+        if version is None:
+            version = suite.version(task)
+            if versions is not None:
+                versions[key] = version
+    except Exception as exc:  # noqa: BLE001
+        return Verdict.error(f"cannot version the judge: {error_line(exc)}"), "unknown"
+    try:
+        verdict = suite.judge(task, state)
+        if not isinstance(verdict, Verdict):
+            raise TypeError(f"judge returned {type(verdict).__name__}, not a Verdict")
+    except Exception as exc:  # noqa: BLE001 - a judge that raises gives this run an error verdict
+        return Verdict.error(f"judge raised {type(exc).__name__}: {error_line(exc)}"), version
+    return verdict, version
+
+
+class Watchdog:
+    """The hard stop for a judge that catches even JudgeTimeout: a thread in a worker that
+    writes the run's id where the parent finds it and ends the process."""
+
+    def __init__(self, folder: str):
+        self.folder = folder
+        self.run_id: str | None = None
+        self.deadline = 0.0
+        threading.Thread(target=self._watch, daemon=True).start()
+
+    def arm(self, run_id: str, seconds: float) -> None:
+        self.deadline = time.monotonic() + seconds
+        self.run_id = run_id
+
+    def disarm(self) -> None:
+        self.run_id = None
+
+    def _watch(self) -> None:
+        while True:
+            time.sleep(0.05)
+            run_id = self.run_id
+            if run_id is not None and time.monotonic() > self.deadline:
+                path = os.path.join(self.folder, f"{os.getpid()}.hung")
+                with open(path, "w", encoding="utf-8") as fh:
+                    fh.write(run_id)
+                os._exit(70)
+
+
+class Judging:
+    """One process's share of a pass."""
+
+    def __init__(
+        self,
+        ctx: PassContext,
+        resolver: SuiteResolver | None = None,
+        watchdog: Watchdog | None = None,
+        hook: StageHook | None = None,
+    ):
+        self.ctx = ctx
+        self.resolver = resolver or SuiteResolver.from_specs(ctx.specs)
+        self.watchdog = watchdog
+        self.hook = hook
+        self.versions: dict[tuple[str | None, str | None, bytes], str] = {}
+        self.spent: dict[str, float] = {}
+        self._views: Views | None = None
+
+    def close(self) -> None:
+        if self._views is not None:
+            self._views.close()
+            self._views = None
+
+    def _timed(self, stage: str, started: float) -> None:
+        seconds = time.perf_counter() - started
+        self.spent[stage] = self.spent.get(stage, 0.0) + seconds
+        if self.hook is not None:
+            self.hook(stage, seconds)
+
+    @property
+    def views(self) -> Views:
+        if self._views is None:
+            # In a pool of workers each process already takes a core: one DuckDB thread apiece.
+            self._views = Views(self.ctx.store, split=None, threads=1 if self.watchdog else 2)
+        return self._views
+
+    def judge_one(self, state: RunState, partner: RunState | None) -> tuple[Verdict, str]:
+        """The verdict of one run within its time budget; twice the budget in a worker kills it."""
+        seconds = self.ctx.timeout
+        if seconds and self.watchdog is not None:
+            self.watchdog.arm(state.run_id, 2 * seconds)
+        try:
+            return run_with_budget(lambda: judge_state(self.resolver, state, partner, self.versions), seconds)
+        except JudgeTimeout as exc:
+            return Verdict.error(str(exc)), self.version_of(state)
+        finally:
+            if self.watchdog is not None:
+                self.watchdog.disarm()
+
+    def version_of(self, state: RunState) -> str:
+        suite = self.resolver.get(state.suite)
+        try:
+            if suite is not None:
+                return suite.version(suite.get_task(state.task or "", state.params))
+        except Exception:  # noqa: BLE001
+            pass
+        return "unknown"
+
+    def partition(self, run_ids: Sequence[str]) -> tuple[list[dict[str, Any]], dict[str, str]]:
+        """Verdict rows of these runs, in their order, and the code version of each suite."""
+        ctx = self.ctx
+        t = time.perf_counter()
+        # Each run is replayed with what its own suite's judge reads (see replay.batch).
+        names = {ctx.suites.get(r) for r in run_ids}
+        reads = {n: self.resolver.reads(n) for n in names if n is not None}
+        states = {
+            r: with_judgements(st, ctx.judgements)
+            for r, st in batch_states(ctx.store, run_ids, reads, self.views).items()
+        }
+        partners = load_partners(ctx.store, self.resolver, states, self.views)
+        self._timed("load_replay", t)
+        t = time.perf_counter()
+        rows = []
+        versions: dict[str, str] = {}
+        for run_id in run_ids:
+            state = states[run_id]
+            verdict, version = self.judge_one(state, partners.get(run_id))
+            suite = self.resolver.get(state.suite)
+            if suite is not None and (state.suite or "") not in versions:
+                versions[state.suite or ""] = suite.code_version()
+            rows.append(verdict_row(ctx.pass_id, state, verdict, version, ctx.at))
+        self._timed("judge", t)
+        return rows, versions
+
+
+# -- the pool ---------------------------------------------------------------------------------
+
+# In a pool worker only: the Judging of the one pass this worker process serves.
+_POOL_WORKER: list[Judging] = []
+
+
+def _init_pool_worker(ctx: PassContext, folder: str) -> None:
+    _POOL_WORKER[:] = [Judging(ctx, watchdog=Watchdog(folder))]
+
+
+def _judge_in_worker(run_ids: Sequence[str]) -> tuple[list[dict[str, Any]], dict[str, str], dict[str, float]]:
+    judging = _POOL_WORKER[0]
+    judging.spent = {}
+    rows, versions = judging.partition(run_ids)
+    return rows, versions, dict(judging.spent)
+
+
+def judge_on_workers(
+    parts: list[list[str]], workers: int, ctx: PassContext, parent: Judging
+) -> dict[str, tuple[list[dict[str, Any]], dict[str, str]]]:
+    """Judge partitions on spawned processes (forking a process that runs DuckDB threads can
+    deadlock the child). A worker killed by its watchdog breaks the pool: the run it was on
+    gets an error verdict, and the partitions not yet done are judged again on a fresh pool
+    without that run."""
+    import concurrent.futures as cf
+    import tempfile
+
+    done: dict[str, tuple[list[dict[str, Any]], dict[str, str]]] = {}
+    hung: dict[str, str] = {}
+    pending = {p[0]: list(p) for p in parts}
+    with tempfile.TemporaryDirectory(prefix="traj-judge-") as folder:
+        while pending:
+            mp = multiprocessing.get_context("spawn")
+            todo = {key: [r for r in runs if r not in hung] for key, runs in pending.items()}
+            with cf.ProcessPoolExecutor(
+                min(workers, len(todo)), mp_context=mp, initializer=_init_pool_worker, initargs=(ctx, folder),
+            ) as pool:
+                futures = {pool.submit(_judge_in_worker, runs): key for key, runs in todo.items() if runs}
+                for key, runs in todo.items():
+                    if not runs:
+                        done[key] = ([], {})
+                        pending.pop(key)
+                broken = False
+                for fut in cf.as_completed(futures):
+                    key = futures[fut]
+                    try:
+                        rows, versions, spent = fut.result()
+                    except cf.process.BrokenProcessPool:
+                        broken = True
+                        continue
+                    done[key] = (rows, versions)
+                    pending.pop(key)
+                    for stage, seconds in spent.items():
+                        if parent.hook is not None:
+                            parent.hook(stage, seconds)
+            if broken:
+                found = False
+                for name in os.listdir(folder):
+                    path = os.path.join(folder, name)
+                    with open(path, encoding="utf-8") as fh:
+                        run_id = fh.read().strip()
+                    os.unlink(path)
+                    if run_id:
+                        hung[run_id] = run_id
+                        found = True
+                if not found:
+                    raise RuntimeError("a judging worker died without its watchdog saying why")
+        # Each run the watchdog killed gets its error verdict in its partition, in run order.
+        for run_id in hung:
+            part = next(p for p in parts if run_id in p)
+            part_rows, versions = done[part[0]]
+            state = batch_states(ctx.store, [run_id], Reads(screens=0, steps=False)).get(run_id)
+            assert state is not None
+            verdict = Verdict.error(
+                f"judge did not stop at its time budget of {ctx.timeout:g}s; its worker was killed"
+            )
+            row = verdict_row(ctx.pass_id, state, verdict, parent.version_of(state), ctx.at)
+            order = {r: i for i, r in enumerate(part)}
+            done[part[0]] = (sorted(part_rows + [row], key=lambda r: order[r["run_id"]]), versions)
+    return done

@@ -1,0 +1,151 @@
+"""Writing a pass, and reading passes back.
+
+A pass is atomic. All its verdicts are appended in one commit, then one row in ``passes``
+makes them visible: the views join verdicts to passes, so a pass killed before its pass row is
+written leaves no visible trace, and one killed after has left everything.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as _dt
+import json
+import secrets
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+import msgspec
+import pyarrow as pa
+
+from judges.base import Verdict
+from replay.state import RunState
+
+from ..query import Views, current_user, json_default
+from ..store import Store, now_utc
+from ..tables import VERDICTS_SCHEMA
+
+
+def to_json(value: Any) -> str:
+    """JSON text of a check's expected/actual value or a verdict's details."""
+    return msgspec.json.encode(value, enc_hook=json_default).decode()
+
+
+def verdict_row(pass_id: str, state: RunState, verdict: Verdict, version: str, at: _dt.datetime) -> dict[str, Any]:
+    """One row of the verdicts table (see its schema in trajectory/tables.py)."""
+    return {
+        "pass_id": pass_id,
+        "run_id": state.run_id,
+        "suite": state.suite,
+        "task": state.task,
+        "batch": state.batch,
+        "split": state.split,
+        "outcome": verdict.outcome,
+        "score": float(verdict.score),
+        "reason": verdict.reason,
+        "checks": [
+            {
+                "name": c.name,
+                "passed": bool(c.passed),
+                "expected": to_json(c.expected),
+                "actual": to_json(c.actual),
+                "reason": c.reason,
+            }
+            for c in verdict.checks
+        ],
+        "judge_version": version,
+        "judged_at": at,
+        "details": None if verdict.details is None else to_json(verdict.details),
+    }
+
+
+def new_pass_id(at: _dt.datetime) -> str:
+    # Sorts by time, then by a random tail so that two passes in one microsecond still differ.
+    return f"p{at.strftime('%Y%m%dT%H%M%S%f')}-{secrets.token_hex(2)}"
+
+
+@dataclasses.dataclass
+class PassResult:
+    """One pass: its verdict rows (in run order), and whether they were written."""
+
+    pass_id: str
+    started_at: _dt.datetime
+    finished_at: _dt.datetime
+    rows: list[dict[str, Any]]
+    open_runs: int
+    written: bool
+    versions: dict[str, str]  # suite name -> code version
+
+    @property
+    def counts(self) -> Counter[str]:
+        return Counter(r["outcome"] for r in self.rows)
+
+    def summary(self) -> str:
+        c = self.counts
+        parts = ", ".join(f"{c[k]} {k}" for k in ("pass", "fail", "error", "skipped", "na") if c[k])
+        line = f"pass {self.pass_id}: judged {len(self.rows)} runs" + (f" ({parts})" if parts else "")
+        if self.open_runs:
+            line += f"; left {self.open_runs} open run{'s' if self.open_runs != 1 else ''} unjudged"
+        if not self.written:
+            line += " [dry run: nothing written]"
+        return line
+
+
+def write_pass(
+    store: Store,
+    result: PassResult,
+    *,
+    kind: str,
+    by: str | None,
+    command: str | None,
+    filters: dict[str, Any],
+    note: str | None = None,
+) -> None:
+    """Commit a pass: its verdicts, then the pass row that makes them visible."""
+    store.append("verdicts", pa.Table.from_pylist(result.rows, schema=VERDICTS_SCHEMA))
+    store.append(
+        "passes",
+        pa.table(
+            {
+                "pass_id": [result.pass_id],
+                "kind": [kind],
+                "started_at": [result.started_at],
+                "finished_at": [now_utc()],
+                "runs": [len(result.rows)],
+                "by": [by or current_user()],
+                "command": [command],
+                "filters": [json.dumps(filters, ensure_ascii=False)],
+                "versions": [json.dumps(result.versions)],
+                "note": [note],
+            }
+        ),
+    )
+    result.written = True
+
+
+def pass_rows(store: Store, pass_id: str) -> list[dict[str, Any]]:
+    """The verdicts of one pass, by run."""
+    with Views(store, split=None) as views:
+        table = views.arrow("SELECT * FROM _history_all WHERE pass_id = ? ORDER BY run_id", [pass_id])
+    return table.to_pylist()
+
+
+def current_rows(store: Store, run_ids: Sequence[str] | None = None) -> dict[str, dict[str, Any]]:
+    """The current (latest) verdict per run, all pools."""
+    with Views(store, split=None) as views:
+        table = views.arrow(
+            "SELECT * FROM _history_all QUALIFY row_number() OVER "
+            "(PARTITION BY run_id ORDER BY judged_at DESC, pass_id DESC) = 1"
+        )
+    rows = {r["run_id"]: r for r in table.to_pylist()}
+    if run_ids is not None:
+        wanted = set(run_ids)
+        rows = {k: v for k, v in rows.items() if k in wanted}
+    return rows
+
+
+def passes(store: Store) -> list[dict[str, Any]]:
+    """Every pass, oldest first."""
+    if not store.has_table("passes"):
+        return []
+    return sorted(store.read("passes").to_pylist(), key=lambda r: (r["started_at"], r["pass_id"]))

@@ -1,0 +1,205 @@
+"""Which runs a pass judges, and loading them: selection SQL, the per-run fold for single runs,
+the vectorised batch replay for many, recorded LLM judgements and pair partners."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import defaultdict
+from collections.abc import Sequence
+from typing import Any
+
+import msgspec
+import pyarrow as pa
+
+from replay import replay
+from replay.batch import ALL, Reads, batch_sql, build_state
+from replay.state import Judgement, RunState
+
+from .. import events as ev
+from ..errors import NotFound, QueryError
+from ..query import Views, check_sql, run_filter, sql_str
+from ..store import Store
+from .resolve import SuiteResolver
+
+#: The suite of the runs that hold recorded LLM judgements (see recorded_judgements).
+JUDGEMENT_SUITE = "traj.judgements"
+
+
+@dataclasses.dataclass
+class Selection:
+    """The runs a pass looks at: finished ones (judged) and open ones (left unjudged)."""
+
+    finished: list[str]
+    open: list[str]
+    suites: dict[str, str | None] = dataclasses.field(default_factory=dict)  # finished run -> suite
+
+
+def select_runs(
+    store: Store,
+    *,
+    suite: str | None = None,
+    run_ids: Sequence[str] | None = None,
+    where: str | None = None,
+    batch: str | None = None,
+) -> Selection:
+    """Runs matching the filters (all pools: holdout runs are judged too, only shown apart)."""
+    cond, params = run_filter(suite=suite, batch=batch, run_ids=run_ids)
+    if where:
+        cond += f" AND ({where})"
+    cond += f" AND suite IS DISTINCT FROM {sql_str(JUDGEMENT_SUITE)}"
+    sql = f"SELECT run_id, outcome IS NOT NULL AS finished, suite FROM _runs_all WHERE {cond} ORDER BY run_id"
+    with Views(store, split=None) as views:
+        if where:
+            # The condition is a person's SQL: the whole statement goes through the sandbox.
+            check_sql(views.con, f"SELECT run_id FROM runs WHERE ({where})")
+        try:
+            rows = views.con.execute(sql, params).fetchall()
+        except Exception as exc:
+            raise QueryError(f"--where: {str(exc).splitlines()[0]}") from exc
+    if run_ids:
+        found = {r[0] for r in rows}
+        missing = [r for r in run_ids if r not in found]
+        if missing:
+            raise NotFound(f"no such run: {', '.join(missing[:5])}")
+    return Selection(
+        [r[0] for r in rows if r[1]], [r[0] for r in rows if not r[1]], {r[0]: r[2] for r in rows if r[1]}
+    )
+
+
+def load_events(store: Store, run_ids: Sequence[str], version: int | None = None) -> dict[str, list[ev.Event]]:
+    """Decoded events of the given runs, in seq order."""
+    out: dict[str, list[ev.Event]] = {r: [] for r in run_ids}
+    if not run_ids:
+        return out
+    with Views(store, split=None, version=version) as views:
+        views.con.register("_wanted", pa.table({"run_id": list(run_ids)}))
+        table = views.arrow(
+            "SELECT run_id, data FROM events WHERE run_id IN (SELECT run_id FROM _wanted) "
+            "ORDER BY run_id, seq"
+        )
+    decode = ev.DECODER.decode
+    for run_id, data in zip(table.column("run_id").to_pylist(), table.column("data").to_pylist()):
+        out[run_id].append(decode(data))
+    return out
+
+
+def load_state(store: Store, run_id: str, at: int | None = None) -> RunState:
+    """A stored run's state after events 0..at (the whole run without ``at``)."""
+    events = load_events(store, [run_id])[run_id]
+    if not events:
+        raise NotFound(f"no such run: {run_id}")
+    if at is not None:
+        if at < 0:
+            raise NotFound(f"run {run_id}: --at must be >= 0")
+        events = [e for e in events if e.seq <= at]
+    return replay(events)
+
+
+def recorded_judgements(store: Store) -> tuple[Judgement, ...]:
+    """Every LLM judgement recorded in the store's judgement runs.
+
+    A judgement cannot be appended to the run it judges (nothing may follow run_finished), so
+    ``traj judge --llm`` records the answers in a run of its own (suite ``traj.judgements``).
+    They are keyed by judge, model and prompt hash, so any run whose prompt is the same gets
+    the same recorded answer back: re-judging never asks the model twice for one prompt.
+    """
+    if not store.has_table("events"):
+        return ()
+    with Views(store, split=None) as views:
+        table = views.arrow(
+            "SELECT data FROM events WHERE kind = 'judgement_recorded' AND suite = ? ORDER BY ts, run_id, seq",
+            [JUDGEMENT_SUITE],
+        )
+    out = []
+    for data in table.column("data").to_pylist():
+        e = ev.DECODER.decode(data)
+        assert isinstance(e, ev.JudgementRecorded)
+        out.append(Judgement(seq=e.seq, judge=e.judge, model=e.model, key=e.key, output=e.output))
+    return tuple(out)
+
+
+def with_judgements(state: RunState, judgements: tuple[Judgement, ...]) -> RunState:
+    if not judgements:
+        return state
+    return msgspec.structs.replace(state, judgements=state.judgements + judgements)
+
+
+def batch_states(
+    store: Store,
+    run_ids: Sequence[str],
+    reads: Reads | dict[str, Reads] = ALL,
+    views: Views | None = None,
+) -> dict[str, RunState]:
+    """Replayed states of many runs through the vectorised path (see replay.batch).
+
+    ``reads`` per suite builds each run with what its own judge reads. The runs' ids bound the
+    scan (``run_id BETWEEN`` the least and the greatest), so that DuckDB skips the row groups
+    of other runs instead of reading every event's JSON to filter it.
+    """
+    if not run_ids:
+        return {}
+    own = views is None
+    views = views or Views(store, split=None)
+    try:
+        views.con.register("_wanted", pa.table({"run_id": list(run_ids)}))
+        lo, hi = min(run_ids), max(run_ids)
+        source = (
+            "(SELECT * FROM events WHERE run_id BETWEEN ? AND ? "
+            "AND run_id IN (SELECT run_id FROM _wanted))"
+        )
+        table = views.con.sql(batch_sql(reads, source), params=[lo, hi]).to_arrow_table()
+        views.con.unregister("_wanted")
+    finally:
+        if own:
+            views.close()
+    none = Reads(screens=0, steps=False)
+    out = {}
+    for row in table.to_pylist():
+        r = reads if isinstance(reads, Reads) else reads.get(row["suite"], none)
+        out[row["run_id"]] = build_state(row, r)
+    return out
+
+
+def load_partners(
+    store: Store, resolver: SuiteResolver, states: dict[str, RunState], views: Views | None = None
+) -> dict[str, RunState]:
+    """run_id -> the replayed state of its pair partner, for runs of suites that are Pairing.
+
+    The partner is the finished run with the same ``pair_id`` and the other ``pair_round``
+    (the first by run_id if there are several); it need not be among the runs being judged.
+    An open partner is left out: an unfinished second attempt is not a second attempt yet.
+    """
+    from judges.contract import Pairing
+
+    wanted = {
+        rid: st for rid, st in states.items()
+        if st.pair_id is not None and isinstance(resolver.get(st.suite), Pairing)
+    }
+    if not wanted:
+        return {}
+    own = views is None
+    views = views or Views(store, split=None)
+    try:
+        views.con.register("_pairs", pa.table({"pair_id": sorted({st.pair_id for st in wanted.values()})}))
+        # Straight from the events (pair_id is a typed column on every event of a run): the
+        # runs view would aggregate the whole table for each partition.
+        rows: list[Any] = views.con.execute(
+            "SELECT run_id, any_value(pair_id), any_value(pair_round) FROM events "
+            "WHERE pair_id IN (SELECT pair_id FROM _pairs) GROUP BY run_id "
+            "HAVING count(*) FILTER (WHERE kind = 'run_finished') > 0 ORDER BY run_id"
+        ).fetchall()
+        views.con.unregister("_pairs")
+    finally:
+        if own:
+            views.close()
+    members: dict[str, list[tuple[str, int | None]]] = defaultdict(list)
+    for rid, pid, rnd in rows:
+        members[pid].append((rid, rnd))
+    chosen = {}
+    for rid, st in wanted.items():
+        other = [m for m, rnd in members.get(st.pair_id or "", []) if m != rid and rnd != st.pair_round]
+        if other:
+            chosen[rid] = other[0]
+    missing = sorted(set(chosen.values()) - set(states))
+    loaded = {**states, **{r: replay(e) for r, e in load_events(store, missing).items()}}
+    return {rid: loaded[p] for rid, p in chosen.items()}
