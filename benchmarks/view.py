@@ -8,8 +8,8 @@ ones a person opens: the overview, the run list (first page, a filtered page, a 
 failing run, that run at a middle step, the passes, the diff of the two latest passes, a query.
 
 With ``--runs N`` it first builds a store the way the main benchmark does (the same corpus,
-ingested in chunks), then judges it twice: with the bundled suites, and with the demo's rule
-fixes applied, so that the diff page has flips to show.
+ingested in chunks), then judges it twice as ``traj demo`` does: with the demo's broken rules,
+then with the bundled suites, so that the diff page has flips to show.
 """
 
 from __future__ import annotations
@@ -38,8 +38,10 @@ def _log(msg: str) -> None:
 
 
 def build_store(root: Path, runs: int, events_per_run: int = 100, workers: int = 2) -> Store:
-    """The benchmark's corpus in a store under ``root``, judged before and after the demo fix."""
-    from trajectory.cli.demo import fixed_suites
+    """The benchmark's corpus in a store under ``root``, judged as ``traj demo`` judges: with
+    copies of the bundled suites that carry the demo's broken rules, then with the bundled
+    suites (the fix is the latest pass, so the diff page has flips to show)."""
+    from trajectory.demo import broken_suites
     from trajectory.judging import SuiteResolver, judge_runs
 
     from . import harness
@@ -50,13 +52,13 @@ def build_store(root: Path, runs: int, events_per_run: int = 100, workers: int =
     harness.ingest(store, c.chunks)
     for path in c.chunks:
         path.unlink()
+    with tempfile.TemporaryDirectory(prefix="traj-bench-broken-") as tmp:
+        broken, _ = broken_suites(["gui", "device", "selfevo"], Path(tmp), out=lambda *_: None)
+        _log("judge: the demo's broken rules")
+        judge_runs(store, SuiteResolver(store, overrides=broken), workers=workers,
+                   command="benchmarks.view (broken rules)")
     _log("judge: bundled suites")
-    judge_runs(store, SuiteResolver(store), workers=workers, command="benchmarks.view (before fix)")
-    with tempfile.TemporaryDirectory(prefix="traj-bench-fix-") as tmp:
-        fixed = fixed_suites(["gui", "device", "selfevo"], Path(tmp), out=lambda *_: None)
-        _log("judge: with the demo's fixes")
-        judge_runs(store, SuiteResolver(store, overrides=fixed), workers=workers,
-                   command="benchmarks.view (after fix)")
+    judge_runs(store, SuiteResolver(store), workers=workers, command="benchmarks.view (bundled suites)")
     return store
 
 

@@ -37,7 +37,7 @@ def client(demo):
 
 def tune_runs(store) -> list[str]:
     with Views(Store(store)) as views:
-        return [r[0] for r in views.sql("SELECT run_id FROM runs ORDER BY run_id").fetchall()]
+        return [r[0] for r in views.con.execute("SELECT run_id FROM runs ORDER BY run_id").fetchall()]
 
 
 # -- every route and its twin --------------------------------------------------------------------
@@ -63,10 +63,10 @@ def test_each_page_and_its_json_twin(client, path):
 def test_overview_counts_match_the_query_views(client, demo):
     got = client.get("/api/").json()
     with Views(Store(demo)) as views:
-        runs = views.sql("SELECT count(*) FROM runs").fetchone()[0]
-        rates = {(s, t): (n, p) for s, t, n, p in views.sql(
+        runs = views.con.execute("SELECT count(*) FROM runs").fetchone()[0]
+        rates = {(s, t): (n, p) for s, t, n, p in views.con.execute(
             "SELECT suite, task, count(*), count(*) FILTER (WHERE outcome = 'pass') FROM verdicts GROUP BY ALL").fetchall()}
-        tokens = dict(views.sql("SELECT batch, sum(tokens) FROM runs GROUP BY batch").fetchall())
+        tokens = dict(views.con.execute("SELECT batch, sum(tokens) FROM runs GROUP BY batch").fetchall())
     assert got["runs"] == runs == 137  # the demo's tune pool; its one holdout run is not shown
     assert {(t["suite"], t["task"]): (t["judged"], t["pass"]) for t in got["tasks"]} == rates
     assert {b["batch"]: b["tokens"] for b in got["batches"]} == tokens
@@ -106,7 +106,7 @@ def test_runs_filters_and_sorting(client, demo):
     got = client.get("/api/runs?suite=clock&outcome=fail&per_page=500").json()
     assert got["runs"] and all(r["suite"] == "clock" and r["verdict"] == "fail" for r in got["runs"])
     with Views(Store(demo)) as views:
-        expected = views.sql("SELECT count(*) FROM runs JOIN verdicts USING (run_id) "
+        expected = views.con.execute("SELECT count(*) FROM runs JOIN verdicts USING (run_id) "
                              "WHERE runs.suite = 'clock' AND verdicts.outcome = 'fail'").fetchone()[0]
     assert got["total"] == expected
     q = client.get("/api/runs?q=SLOPPY-1").json()
@@ -248,9 +248,15 @@ def test_the_diff_is_the_flips_of_traj_diff(client, demo):
     expected = {(f.run_id, f.kind) for f in cli.flips if f.run_id in pool}
     assert {(f["run_id"], f"{f['before']}→{f['after']}") for f in got["flips"]} == expected
     assert got["flip_count"] == len(expected) == sum(got["kinds"].values()) and (got["a"], got["b"]) == (cli.before_label, cli.after_label)
+    # The demo judges its broken copies first, then the bundled suites: the fix is the latest
+    # pass, so the default diff reads broken (a) -> fixed (b), and the page says which is which.
+    assert got["about_a"]["command"] == "traj demo (broken rules)" and "broken rules" in got["about_a"]["note"]
+    assert got["about_b"]["command"] == "traj demo (bundled suites)"
     flip = next(f for f in got["flips"] if f["run_id"] == FLIP_RUN)
     (check,) = flip["checks"]
+    assert (flip["before"], flip["after"]) == ("fail", "pass")
     assert check["before"]["actual"] == "下午2点30分" and check["evidence"]["seq"] == 5
+    assert not check["before"]["passed"] and check["after"]["passed"]
     for f in got["flips"]:
         last = client.get(f"/api/runs/{f['run_id']}").json()["last_seq"]
         assert all(0 <= c["evidence"]["seq"] <= last for c in f["checks"])

@@ -3,7 +3,13 @@ download) against a live `traj view` on 127.0.0.1 that these tests start and sto
 
 A person opens the demo store, opens a failing run and moves the time-travel slider, follows a
 flip of the demo's fix to its evidence, runs a query and downloads it, and reads Chinese text
-drawn with real glyphs. Two screenshots go to docs/ for the README.
+drawn with real glyphs.
+
+Two screenshots are taken on the way. They go to a temporary folder, so that a test run never
+changes tracked files; to refresh the README's copies in docs/ (after a change to the pages or
+to the demo), run once with the variable set and commit the PNGs:
+
+    TRAJ_UPDATE_SCREENSHOTS=1 pytest tests/test_view_browser.py
 
 Needs `apt-get install -y chromium fonts-wqy-microhei`; without Chromium the tests are skipped
 (saying so). With Chromium but no CJK font, the glyph test fails: that is what it is for.
@@ -25,6 +31,7 @@ APT = "apt-get install -y chromium fonts-wqy-microhei"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 DOCS = Path(__file__).resolve().parent.parent / "docs"
+UPDATE_SCREENSHOTS = "TRAJ_UPDATE_SCREENSHOTS"
 # Fonts of the stylesheet's stack that draw Chinese.
 CJK_FONTS = {"WenQuanYi Micro Hei", "Noto Sans CJK SC", "Source Han Sans SC", "PingFang SC", "Hiragino Sans GB",
              "Microsoft YaHei", "WenQuanYi Zen Hei", "Noto Sans CJK JP", "Droid Sans Fallback"}
@@ -63,6 +70,24 @@ def browser_context():
     shutil.rmtree(profile, ignore_errors=True)
 
 
+@pytest.fixture(scope="module")
+def screenshot(tmp_path_factory):
+    """``screenshot(page, name)``: the page as a PNG in a temporary folder, copied to docs/ only
+    when $TRAJ_UPDATE_SCREENSHOTS is 1."""
+    folder = tmp_path_factory.mktemp("view-screenshots")
+
+    def take(page, name: str) -> Path:
+        path = folder / name
+        page.screenshot(path=str(path))
+        assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and path.stat().st_size > 10_000
+        if os.environ.get(UPDATE_SCREENSHOTS) == "1":
+            DOCS.mkdir(exist_ok=True)
+            shutil.copyfile(path, DOCS / name)
+        return path
+
+    return take
+
+
 @pytest.fixture
 def page(browser_context):
     p = browser_context.new_page()
@@ -74,7 +99,7 @@ def sheet_values(page) -> list[str]:
     return page.locator("#state .sheet-value").all_inner_texts()
 
 
-def test_open_the_store_then_a_failing_run_and_travel_in_time(live, page):
+def test_open_the_store_then_a_failing_run_and_travel_in_time(live, page, screenshot):
     page.goto(live.url + "/")
     expect(page.locator("h1")).to_have_text("The store at a glance")
     expect(page.locator("#suites")).to_contain_text("clock")
@@ -104,20 +129,21 @@ def test_open_the_store_then_a_failing_run_and_travel_in_time(live, page):
     assert sheet_values(page) == ["15", "23"]
     assert "at=7" in page.url
     page.evaluate("document.getElementById('time-travel').scrollIntoView()")
-    DOCS.mkdir(exist_ok=True)
-    page.screenshot(path=str(DOCS / "view-time-travel.png"))
+    screenshot(page, "view-time-travel.png")
     page.keyboard.press("End")
     expect(page.locator("#state .state-at")).to_have_attribute("data-at", "10")
     expect(page.locator("#submitted")).to_have_text("yes")
 
 
-def test_follow_a_flip_of_the_fix_to_its_evidence(live, page):
+def test_follow_a_flip_of_the_fix_to_its_evidence(live, page, screenshot):
     page.goto(live.url + "/diff")
     expect(page.locator("#diff-summary")).to_contain_text("flips")
     flip = page.locator(f'.flip[data-run="{FLIP_RUN}"]')
     expect(flip).to_contain_text("下午2点30分")
-    DOCS.mkdir(exist_ok=True)
-    page.screenshot(path=str(DOCS / "view-diff.png"))
+    # The fix is the latest pass: the default diff is broken rules (a) -> bundled suites (b).
+    expect(page.locator("#diff-passes")).to_contain_text("broken rules")
+    expect(flip).to_have_class(re.compile(r"\bto-pass\b"))
+    screenshot(page, "view-diff.png")
     flip.locator("a.evidence").first.click()
     expect(page).to_have_url(re.compile(re.escape(f"/runs/{FLIP_RUN}?at=5") + "$"))
     expect(page.locator("#state .state-at")).to_have_attribute("data-at", "5")

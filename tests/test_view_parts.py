@@ -257,6 +257,21 @@ def test_traj_view_refuses_a_taken_port_and_a_missing_store(demo, tmp_path):
     assert r.exit_code == 1 and "--split must be one of tune, holdout" in r.output
 
 
+def test_traj_demo_ends_by_suggesting_traj_view(tmp_path):
+    store = tmp_path / "store"
+    r = CliRunner().invoke(app, ["demo", "--store", str(store), "--suite", "example"])
+    assert r.exit_code == 0, r.output
+    last = r.output.rstrip().splitlines()[-1].split()
+    assert last[:3] == ["traj", "view", "--store"] and last[3] == str(store)
+    assert last[-1] == "http://127.0.0.1:8000/"  # where `traj view` serves without options
+    # What it suggests works: the demo's store opens in the viewer, its diff being the fix.
+    got = StoreData(str(store), background_index=False)
+    try:
+        assert got.diff(*got.default_pair(), 1, 10)["about_a"]["command"] == "traj demo (broken rules)"
+    finally:
+        got.close()
+
+
 def test_a_holdout_session_is_recorded_as_a_look(demo, tmp_path):
     store = copy_store(demo, tmp_path / "store")
     live = LiveView(store, "--split", "holdout")

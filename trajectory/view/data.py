@@ -1,17 +1,19 @@
-"""Everything ``traj view`` reads from a store, and the only module of the viewer that touches
-traj's internals (the store, the query views and their sandbox, the replay, the diff's check
-comparison, overrides, the holdout log). The pages and templates get plain dicts and lists.
+"""Everything ``traj view`` reads from a store, and the only part of the viewer that touches
+traj's internals (the store, the query views and their sandbox, the event declaration, the
+replay, the diff's check comparison, the report's override rule and share redaction, the
+holdout log). The pages and templates get plain dicts and lists. Two neighbours belong to it:
+:mod:`.runs_sql` (the run list's SQL, derived from the event declaration) and
+:mod:`.values` (plain values).
 
-Why one module: the shell's internals are being reorganised; re-pointing the viewer is then
-a change here and nowhere else.
+Why one layer: when the shell is reorganised, re-pointing the viewer is a change here and
+nowhere else.
 
-Why SQL here rather than the ``runs`` view: that view aggregates every event of the store (a
-JSON read of each ``run_finished`` included), about 1 s per 10,000 runs. A page must answer in
-well under a second on 100,000 runs, so every query below reads only the rows it shows: the
-run list reads a run index built once per store state (or, until it is built, the
-``run_started`` and ``run_finished`` events and the figures of the page's runs only), a run's
-events are read by its id, a diff is counted in SQL and only the flips on the page are compared
-check by check.
+Why not simply ``SELECT ... FROM runs``: that view aggregates every event of the pool, a few
+seconds on 100,000 runs. A page must answer in well under a second there, so each query below
+reads only the rows it shows: the run list reads a run index (the ``runs`` view joined with the
+current verdicts, built once per store state) or, until it is built, the ``run_started`` and
+``run_finished`` events and the ``runs`` row of the page's runs only; a run's events are read by
+its id; a diff is counted in SQL and only the flips on the page are compared check by check.
 
 One DuckDB connection (the sandboxed ``Views`` of ``traj query``) serves every request, under a
 lock; it is reopened when a table of the store gets a new commit, so a judging pass made while
@@ -30,6 +32,7 @@ from typing import Any
 from trajectory.errors import NotFound, QueryError, TrajError
 from trajectory.store import Store, default_store_path
 
+from .runs_sql import OVERVIEW_FIGURES, PAGE, RUN_INDEX, SORTS, list_sql, page_figures
 from .values import json_or_text as _json
 from .values import plain
 
@@ -42,49 +45,6 @@ RUN_OUTCOMES = ("succeeded", "failed", "confirmation", "takeover", "error", "tim
 WATCHED = ("events", "verdicts", "passes", "overrides")
 IMAGE_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".webp": "image/webp",
                ".gif": "image/gif"}
-
-# The run list: one row per run_started of the pool, its run_finished and its current verdict
-# (``r`` below), filtered and sorted on the same column names whichever way it is read.
-RUN_CTES = """
-WITH s AS (
-    SELECT run_id, suite, task, batch, agent_name AS agent, agent_model AS model, ts AS started_at
-    FROM events WHERE kind = 'run_started' AND coalesce(split, 'tune') = $split),
-f AS (SELECT run_id, outcome AS run_outcome, ts AS ended_at FROM events WHERE kind = 'run_finished'),
-v AS (SELECT run_id, outcome AS verdict, score FROM verdicts)
-"""
-RUN_COLUMNS = """s.*, coalesce(f.run_outcome, 'open') AS run_outcome, f.ended_at,
-    coalesce(v.verdict, 'unjudged') AS verdict, v.score"""
-PAGE = "SELECT *, count(*) OVER () AS total FROM ({rows}) r WHERE {where} ORDER BY {order} LIMIT $limit OFFSET $offset"
-METRICS = """
-SELECT run_id, count(*) AS events, max(seq) AS last_seq,
-       count(*) FILTER (WHERE kind = 'step_taken') AS steps,
-       coalesce(sum(input_tokens), 0) + coalesce(sum(output_tokens), 0) AS tokens,
-       coalesce(sum(input_tokens), 0) AS input_tokens, coalesce(sum(output_tokens), 0) AS output_tokens,
-       coalesce(sum(cached_tokens), 0) AS cached_tokens,
-       coalesce(sum(model_ms), 0) AS model_ms,
-       epoch_ms(max(ts)) - epoch_ms(min(ts)) AS duration_ms
-FROM events WHERE {where} GROUP BY run_id
-"""
-METRIC_KEYS = ("events", "last_seq", "steps", "tokens", "input_tokens", "output_tokens", "cached_tokens", "model_ms",
-               "duration_ms")
-# The run index: the list's columns and every figure for the whole pool in one table, built in
-# the background (on a connection of its own) whenever the views open. Until it is there, a
-# page reads the events itself: the list from run_started/run_finished, the figures of its
-# own runs only, and a sort by a figure aggregates that one figure over the rows carrying it.
-RUN_INDEX = RUN_CTES + """, m AS ({metrics})
-SELECT {columns}, m.* EXCLUDE (run_id)
-FROM s LEFT JOIN f USING (run_id) LEFT JOIN v USING (run_id) LEFT JOIN m USING (run_id)
-""".format(metrics=METRICS.format(where="coalesce(split, 'tune') = $split"), columns=RUN_COLUMNS)
-SORT_FIGURES = {
-    "steps": "SELECT run_id, count(*) AS v FROM events WHERE kind = 'step_taken' GROUP BY run_id",
-    "tokens": "SELECT run_id, sum(coalesce(input_tokens, 0) + coalesce(output_tokens, 0)) AS v FROM events "
-              "WHERE input_tokens IS NOT NULL OR output_tokens IS NOT NULL GROUP BY run_id",
-    "model_ms": "SELECT run_id, sum(model_ms) AS v FROM events WHERE model_ms IS NOT NULL GROUP BY run_id",
-    "duration_ms": "SELECT run_id, epoch_ms(max(ts)) - epoch_ms(min(ts)) AS v FROM events GROUP BY run_id",
-    "events": "SELECT run_id, count(*) AS v FROM events GROUP BY run_id",
-}
-SORTS = {**{k: f"r.{k}" for k in ("started_at", "run_id", "suite", "task", "batch", "agent", "verdict", "score",
-                                   "run_outcome")}, **{k: f"coalesce(r.{k}, 0)" for k in SORT_FIGURES}}
 
 
 class StoreData:
@@ -109,12 +69,22 @@ class StoreData:
 
     # -- the connection ---------------------------------------------------------------------
     def _fingerprint(self) -> tuple[int, ...]:
+        """What changes when a watched table gets a commit: on a local store the time of its
+        commit log folder (a stat per table, cheap enough for every page), elsewhere its
+        version (the backend contract's way, one log read per table)."""
+        from trajectory.location import LocalBackend
+
+        backend = self.store.backend
         out = []
         for name in WATCHED:
-            try:
-                out.append(self.store.loc.path(name, "_delta_log").stat().st_mtime_ns)
-            except OSError:
-                out.append(0)
+            if isinstance(backend, LocalBackend):
+                try:
+                    out.append(backend.path(name, "_delta_log").stat().st_mtime_ns)
+                except OSError:
+                    out.append(0)
+            else:
+                version = self.store.version(name)
+                out.append(-1 if version is None else version)
         return tuple(out)
 
     @contextlib.contextmanager
@@ -156,7 +126,7 @@ class StoreData:
         threads = 2 if threading.current_thread() is threading.main_thread() else 1
         try:
             with Views(self.store, split=self.split, threads=threads) as views:
-                table = views.con.sql(RUN_INDEX, params={"split": self.split}).to_arrow_table()
+                table = views.con.sql(RUN_INDEX).to_arrow_table()
         except Exception:  # noqa: BLE001 - e.g. files compacted away meanwhile; the index is only a shortcut
             return False
         with self._lock:
@@ -193,25 +163,18 @@ class StoreData:
     # -- the overview --------------------------------------------------------------------------
     def overview(self) -> dict[str, Any]:
         def build() -> dict[str, Any]:
-            sp = {"split": self.split}
-            # Runs per suite, cost per batch and the event count: from the run index when it is
-            # there, else in one scan of the pool's events.
-            figures = ("sum(steps) AS steps, sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens, "
-                       "sum(cached_tokens) AS cached_tokens, sum(model_ms) AS model_ms")
-            groups = self.rows(
-                f"SELECT suite, batch, sum(events) AS events, count(*) AS runs, {figures} FROM _view_runs "
-                "GROUP BY suite, batch") if self.index_ready() else self.rows(
-                "SELECT suite, batch, count(*) AS events, count(*) FILTER (WHERE kind = 'run_started') AS runs, "
-                "count(*) FILTER (WHERE kind = 'step_taken') AS steps, "
-                "coalesce(sum(input_tokens), 0) AS input_tokens, coalesce(sum(output_tokens), 0) AS output_tokens, "
-                "coalesce(sum(cached_tokens), 0) AS cached_tokens, coalesce(sum(model_ms), 0) AS model_ms "
-                "FROM events WHERE coalesce(split, 'tune') = $split GROUP BY suite, batch", sp)
+            # Runs per suite, cost per batch and the event count, from the runs view: through the
+            # run index when it is there (else the view aggregates the pool's events once).
+            source = "_view_runs" if self.index_ready() else "runs"
+            sums = ", ".join(f"sum({k}) AS {k}" for k in OVERVIEW_FIGURES)
+            groups = self.rows(f"SELECT suite, batch, sum(events) AS events, count(*) AS runs, {sums} FROM {source} "
+                               "GROUP BY suite, batch")
             suites: dict[str, int] = {}
             batches: dict[str | None, dict[str, Any]] = {}
             for g in groups:
                 suites[g["suite"]] = suites.get(g["suite"], 0) + g["runs"]
                 b = batches.setdefault(g["batch"], {"batch": g["batch"]})
-                for k in ("runs", "steps", "input_tokens", "output_tokens", "cached_tokens", "model_ms"):
+                for k in ("runs", *OVERVIEW_FIGURES):
                     b[k] = b.get(k, 0) + g[k]
             tasks = self.rows(
                 "SELECT suite, task, count(*) AS judged, count(*) FILTER (WHERE outcome = 'pass') AS pass, "
@@ -278,19 +241,15 @@ class StoreData:
             source = "SELECT * FROM _view_runs"
         else:
             params["split"] = self.split
-            figure = SORT_FIGURES.get(sort)
-            source = (RUN_CTES + (f", m AS ({figure})" if figure else "") + f" SELECT {RUN_COLUMNS}"
-                      + (f", m.v AS {sort}" if figure else "") + " FROM s LEFT JOIN f USING (run_id) "
-                      "LEFT JOIN v USING (run_id)" + (" LEFT JOIN m USING (run_id)" if figure else ""))
+            source = list_sql(sort)
         sql = PAGE.format(rows=source, where=where, order=order)
         rows = self.rows(sql, params)
         total = rows[0]["total"] if rows else self._count(sql, params)
         if rows and not indexed:
-            # The figures of the page's runs only.
-            figures = {r["run_id"]: r for r in self.rows(
-                METRICS.format(where="run_id IN (SELECT unnest($ids))"), {"ids": [r["run_id"] for r in rows]})}
+            # The runs view's row of the page's runs only: the figures, under the index's names.
+            figures = {r["run_id"]: r for r in self.rows(page_figures(), {"ids": [r["run_id"] for r in rows]})}
             for r in rows:
-                r.update({k: figures.get(r["run_id"], {}).get(k) for k in METRIC_KEYS})
+                r.update({k: v for k, v in figures.get(r["run_id"], {}).items() if k not in r})
         for r in rows:
             r.pop("total", None)
         return {"runs": rows, "total": total, "indexed": indexed}
@@ -358,7 +317,7 @@ class StoreData:
     def run_verdicts(self, run_id: str) -> dict[str, Any]:
         """The run's verdict history (oldest first), its current verdict with its checks, its
         overrides, and the verdict a person sees once overrides are applied."""
-        from suites.device.report import effective
+        from trajectory.report import effective
 
         history = self.rows(
             "SELECT pass_id, pass_kind, outcome, score, reason, judge_version, judged_at, checks, details "
@@ -376,8 +335,12 @@ class StoreData:
         return {"history": history, "current": current, "overrides": overrides, "shown": shown}
 
     def run(self, run_id: str) -> dict[str, Any]:
+        from trajectory import events as ev
+
         head = self._run_head(run_id)
         start = self.run_events(run_id, 0, 0)[0]
+        # The mode a run_started leaves out reads as the declaration's default.
+        start["mode"] = ev.value(ev.DECODER.decode(json.dumps(start)), "mode")
         finish = self.run_events(run_id, head["last_seq"], head["last_seq"])[0]
         return {"run_id": run_id, "split": head["split"], "last_seq": head["last_seq"], "events": head["events"],
                 "start": start, "finish": finish if finish.get("kind") == "run_finished" else None,
@@ -469,7 +432,7 @@ class StoreData:
     def diff(self, a: str, b: str, page: int, per_page: int) -> dict[str, Any]:
         """Counts of the flips between passes a and b, and the flips of one page compared check
         by check (the comparison ``traj diff`` makes)."""
-        from trajectory.judging import compare
+        from trajectory.judging.diff import compare
 
         known = set(self.pass_ids())
         for p in (a, b):
@@ -490,11 +453,14 @@ class StoreData:
             {**pair, "limit": per_page, "offset": (page - 1) * per_page})]
         full = self.rows("SELECT * FROM verdict_history WHERE pass_id IN ($a, $b) AND run_id IN (SELECT unnest($ids))",
                          {**pair, "ids": ids})
+        # What each side was (the demo's first pass is its broken rules; its note says so).
+        about = {r["pass_id"]: r for r in self.rows(
+            "SELECT pass_id, kind, started_at, command, note FROM passes WHERE pass_id IN ($a, $b)", pair)}
         rows_a = {r["run_id"]: r for r in full if r["pass_id"] == a}
         rows_b = {r["run_id"]: r for r in full if r["pass_id"] == b}
         flips = compare(rows_a, rows_b, a, b).flips
         return {
-            "a": a, "b": b, **head, "groups": groups,
+            "a": a, "b": b, "about_a": about[a], "about_b": about[b], **head, "groups": groups,
             "flips": [{"run_id": f.run_id, "suite": f.suite, "task": f.task, "before": f.before, "after": f.after,
                        "score_before": f.before_score, "score_after": f.after_score,
                        "reason_before": f.before_reason, "reason_after": f.after_reason,
@@ -546,7 +512,7 @@ class StoreData:
 
     def examples(self) -> list[tuple[str, str]]:
         """The demo's example queries, and a few more a person asks first."""
-        from trajectory.cli.demo import QUERIES
+        from trajectory.demo import QUERIES
 
         return list(QUERIES) + [
             ("flips between the two latest passes",
@@ -569,7 +535,7 @@ class StoreData:
     def scrubber(self, answers: list[str], devices: list[str], images: list[str]) -> Any:
         """The report's --share masking (answer texts, device serials, image references and
         absolute paths in any text) for the given secrets."""
-        from suites.device.report import Scrubber
+        from trajectory.report import Scrubber
 
         rows = [{"answer": a} for a in answers] + [{"device": d} for d in devices] + [{"images": images}]
         return Scrubber(rows, True)
