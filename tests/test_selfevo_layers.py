@@ -229,7 +229,11 @@ def test_layer3_is_na_without_a_created_tool_or_its_code() -> None:
     assert v.details["layers"]["L3"]["score"] is None
     assert "no tool created" in v.details["layers"]["L3"]["detail"]
     no_code = [s if s["action"] != "create_tool" else {"action": "create_tool", "name": "t"} for s in good_steps()]
+    # The harness reads created_tools, not the steps: a null list is no created tool.
     v = judge(traj("task-01", no_code, created_tools=None))
+    assert "no tool created" in v.details["layers"]["L3"]["detail"]
+    assert "created_tools is missing" in v.details["warnings"][0]
+    v = judge(traj("task-01", no_code, created_tools=[{"name": "t"}]))
     assert "no code recorded" in v.details["layers"]["L3"]["detail"]
 
 

@@ -259,7 +259,8 @@ def existing_runs(store: Store, run_ids: Sequence[str]) -> dict[str, Existing]:
     return out
 
 
-def _stored_event(store: Store, run_id: str, seq: int) -> ev.Event | None:
+def stored_event(store: Store, run_id: str, seq: int) -> ev.Event | None:
+    """The stored event at (run_id, seq), or None when there is none."""
     table = store.read(
         "events",
         columns=["data"],
@@ -352,7 +353,7 @@ def plan_batch(
                 continue
             conflict = True
             if stored_hash is not None:
-                other = _stored_event(store, run, seq)
+                other = stored_event(store, run, seq)
             else:
                 other = next(q.event for q, _ in new if q.event.run_id == run and q.event.seq == seq)
             diff = first_difference(other, e) if other is not None else None
