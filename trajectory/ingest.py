@@ -261,11 +261,8 @@ def existing_runs(store: Store, run_ids: Sequence[str]) -> dict[str, Existing]:
 
 def stored_event(store: Store, run_id: str, seq: int) -> ev.Event | None:
     """The stored event at (run_id, seq), or None when there is none."""
-    table = store.read(
-        "events",
-        columns=["data"],
-        filter=(pc.field("run_id") == run_id) & (pc.field("seq") == seq),
-    )
+    where = (pc.field("run_id") == run_id) & (pc.field("seq") == seq)
+    table = store.read("events", columns=["data"], filter=where)
     if table.num_rows == 0:
         return None
     return ev.decode(table.column("data")[0].as_py())
