@@ -134,10 +134,11 @@ APPROX_BEFORE_CN = (
     "几乎 估计 预计 超过 不到 不足 少于 多于 高于 低于 大于 小于 至少 最少 至多 不止 不超过 不少于 "
     "不低于 不高于 起码 顶多 最多"
 ).split()
+# Phrases, "|"-separated: split on spaces, "at most" would make "at" (peaked at 18) a bound.
 APPROX_BEFORE_EN = (
-    "about around approximately approx roughly nearly almost over under more than less than "
-    "fewer than at least at most up to above below some circa"
-).split()
+    "about|around|approximately|approx|roughly|nearly|almost|over|under|more than|less than|"
+    "fewer than|at least|at most|up to|above|below|some|circa"
+).split("|")
 # After a value (directly after the digits, or after its unit for the two-character words).
 APPROX_AFTER_DIGITS = ("多", "余", "来", "几", "+")
 APPROX_AFTER_UNIT = ("左右", "上下", "出头", "开外", "以上", "以下", "以内", "之内", "or so", "ish")

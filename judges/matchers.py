@@ -14,7 +14,8 @@ What "states" means, for every matcher alike:
 * The value is exact: not an approximation (约20度, 五六个, 二十多), not one of alternatives
   (6:40或7:40, 1小时或1小时15分) and, for numbers and durations, not the end of a range. Times
   keep their tolerance, so "6点43分左右" states 06:40 and a range end (营业到22:00) is a time
-  stated; a hedge between two times still states neither.
+  stated; a hedge between two times, or a span given as an estimate (早上7点到8点之间, 大概7点到
+  8点吧), states neither.
 * The value is whole: 25 is not in 125, 12 is not in "MIUI 12.5" (a version is kept whole),
   南风 is not in 东南风, 暴雨 is not in 大暴雨, "iPhone 15" is not in "iPhone 15 Pro".
 * Numerals inside words are not numbers (一周, 三亚, 四川, 一样, 星期一, 万一 …).
@@ -100,6 +101,12 @@ def _field_text(text: str) -> str:
     while body and (body[-1] in _FINAL_MARKS or body[-1].isspace()):
         body = body[:-1]
     return body
+
+
+def _exact_key(text: str) -> str:
+    """What an exact field compares: the folded value without whitespace, final marks or case.
+    Spacing and capitals are typing habits ("小 雨" is 小雨, "sunny" is Sunny); the words are not."""
+    return _WS_RE.sub("", _field_text(text)).casefold()
 
 
 def parse_number(text: str) -> float | None:
@@ -330,7 +337,7 @@ def match_time(expected: Any, actual: Any, tolerance_minutes: int = 5) -> bool:
     want = expected_times(expected)
     if not want:
         return False
-    return any(time_close(want, t.value, tol) for t in scan(text).of("time") if not t.hedged)
+    return any(time_close(want, t.value, tol) for t in scan(text).of("time") if not (t.hedged or t.approx))
 
 
 # -- durations ---------------------------------------------------------------------------------
@@ -450,7 +457,8 @@ def _one_value(tokens: list[Token]) -> bool:
 def match_field(matcher: str, expected: Any, actual: Any, os_state: Any = None) -> bool:
     """Judge one AnswerSheet field, where the agent typed just the value into a box.
 
-    Unlike `match_value`, `number` and `date` require the whole field to be the value: a field
+    `exact` compares the folded values, ignoring whitespace, case and final marks (as text mode
+    does). Unlike `match_value`, `number` and `date` require the whole field to be the value: a field
     is a form, and "3个" in a number box is a malformed answer. A time or duration field holds
     one value: "6:40或7:40" fails whichever is right. An unknown matcher name is a bug in the
     task and raises ValueError.
@@ -462,7 +470,7 @@ def match_field(matcher: str, expected: Any, actual: Any, os_state: Any = None) 
         return False
     if matcher == "exact":
         want = expected if isinstance(expected, str) else _as_text(expected)
-        return want is not None and _field_text(want) == _field_text(text)
+        return want is not None and _exact_key(want) == _exact_key(text)
     if matcher == "number":
         want = _as_float(expected)
         if want is None and isinstance(expected, str):
@@ -527,7 +535,7 @@ def match_repeatable(
         wants = [e if isinstance(e, str) else _as_text(e) for e in expected_list]
         if any(t is None for t in texts) or any(w is None for w in wants):
             return False
-        return Counter(map(fold, wants)) == Counter(map(fold, texts))
+        return Counter(map(_exact_key, wants)) == Counter(map(_exact_key, texts))
     n = len(expected_list)
     table = [[match_field(matcher, expected_list[e], actual_list[a], os_state) for a in range(n)] for e in range(n)]
     return bipartite_complete(n, lambda e, a: table[e][a])
