@@ -119,6 +119,11 @@ EN_NOT_NEGATIONS = (
     "not only|no doubt|no later than|no more than|no less than|no fewer than|not bad|nothing but"
 ).split("|")
 
+# Words that say an item is switched off: an alarm "是关着的" is not among the enabled ones.
+OFF_STATES = tuple(
+    "关着 关闭 关掉 关了 已关 关上 是关的 没开 没有开 没打开 未开 未开启 未启用 停用 禁用 off disabled".split()
+) + ("turned off", "switched off")
+
 # -- clauses -----------------------------------------------------------------------------------
 
 # Words that start a new clause even without a comma: the negation of one side does not reach

@@ -45,7 +45,7 @@ from . import lexicon as L
 from .numerals import fold
 from .times import find_durations, find_times
 
-__all__ = ["Token", "Clause", "Scan", "scan", "fold", "KINDS"]
+__all__ = ["Token", "Clause", "Scan", "scan", "fold", "asserted_in", "KINDS"]
 
 KINDS = ("number", "time", "duration", "date", "version")
 
@@ -171,6 +171,18 @@ def denies_at(clause: str, a: int, b: int) -> bool:
         if start >= b and _AFTER_DENIERS_RE.match(clause[b:start + 8].lstrip()):
             return True
     return False
+
+
+def asserted_in(text: str, a: int, b: int) -> bool:
+    """Does text (folded or not) assert what stands at text[a:b]? Its clause is no question and
+    not taken back, and no negation outside the span denies it (for spans found by a pattern)."""
+    for c in clauses(text):
+        if c.start <= a < c.end or (a == c.end == len(text)):
+            if c.question or c.retracted:
+                return False
+            body = text[c.start : a] + " " * (b - a) + text[b : c.end]
+            return not denies_at(body, a - c.start, b - c.start)
+    return True
 
 
 def clauses(text: str, keep: list[tuple[int, int]] = ()) -> tuple[Clause, ...]:
