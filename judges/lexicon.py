@@ -79,7 +79,9 @@ MEASURE_WORDS = (
 # assert what it says.
 CN_NEGATORS = (
     "并不是 并非 绝非 绝不 决不 从未 从不 从没 毫无 尚未 不曾 未曾 没有 没法 无法 不能 不会 不是 "
-    "不可 不用 不需 不必 不要 不再 未能 没能 不太 别 甭 勿 毋 莫 未 无 不 没 非 否"
+    "不可 不用 不需 不必 不要 不再 未能 没能 不太 别 甭 勿 毋 莫 未 无 不 没 非 否 "
+    # A mistaken belief is not a claim: 很多人以为是《肖申克的救赎》 does not say it is.
+    "误以为 误认为 以为"
 ).split()
 # Words that contain a negator character but do not negate (不错 is praise, 未来 is the future,
 # 非常 is "very", 无锡 a city). Checked before the negators.
@@ -93,7 +95,7 @@ NOT_NEGATIONS = (
     "无懈可击 无可挑剔 "
     "非常 非洲 南非 是非 除非 莫非 莫斯科 莫名 "
     "别的 别人 特别 区别 分别 类别 级别 告别 性别 识别 差别 个别 别墅 别名 别称 辨别 鉴别 "
-    "是否 否则 否认"
+    "是否 否则 否认 可以为 难以为"
 ).split()
 # Bounds: "不到1小时" is less than an hour (an approximation), not a denial; 看不到 is one.
 BOUND_NEGATIONS = "不到 不足 不止 不超过 不少于 不低于 不高于 不多于 没有超过 没超过 不满".split()

@@ -6,10 +6,11 @@ them (negated, hedged, approximate) and the matchers read them. Rules:
 * A clock-face hour 1-11 with no period word (上午, 下午, AM, PM …) reads both ways: 1点10分 and
   1:10 are 01:10 and 13:10. A two-digit hour before a colon (01:10, 10:30) is the 24-hour clock's
   spelling and decides, as do 13:10 and 下午1点10分.
-* Period words: 凌晨 is the small hours (凌晨12点 = 00:00); 深夜/半夜/午夜/夜里 are the night
-  (深夜11点 = 23:00, 半夜2点 = 02:00, 半夜12点 = 00:00); 晚上 is the evening until 4 (晚上1点 =
-  01:00, 晚上8点 = 20:00); 中午 is 11-13 (中午1点 = 13:00); 下午/傍晚 add 12. 正午 and noon
-  alone are 12:00, 午夜 and midnight alone 00:00.
+* Period words come before the time, or after an H:MM as clock screens write it (6:40 下午).
+  凌晨 is the small hours (凌晨12点 = 00:00); 深夜/半夜/午夜/夜里 are the night (深夜11点 =
+  23:00, 半夜2点 = 02:00, 半夜12点 = 00:00); 晚上 is the evening until 4 (晚上1点 = 01:00,
+  晚上8点 = 20:00); 中午 is 11-13 (中午1点 = 13:00); 下午/傍晚 add 12. 正午 and noon alone are
+  12:00, 午夜 and midnight alone 00:00. 今晚/明早/昨晚 … are period words too (今晚8点 = 20:00).
 * 差 forms: 差5分8点 and 8点差5分 are 7:55, 差一刻9点 is 8:45. English: quarter past 8, half past
   7, ten to nine, 7 o'clock, 7.30 pm (a dot only with am/pm), and an English period said first
   (tonight at 8 = 20:00, tomorrow morning at 6:40, this evening 7:30).
@@ -67,6 +68,8 @@ _MAIN_RE = re.compile(  # 14:30, 下午2点30分, 2点半, 3点1刻, 8点差5分
     r"(?<![\d.])(?<!\d:)(?P<h>\d{1,2})"
     r"(?:"
     r":(?P<cm>\d{2})(?::\d{2})?(?![\d:])"
+    # A clock screen writes the period after the time (6:40 下午); not when it starts the next one.
+    r"(?:\s*(?P<period2>上午|下午|早上|晚上|凌晨|中午)(?!\s*\d))?"
     r"|\s*[点时](?!间)钟?"
     r"(?:\s*(?:(?P<zheng>整)|(?P<half>半)|(?P<q>[13])\s*刻(?!钟)|差\s*(?:(?P<chm>\d{1,2})\s*分钟?|(?P<chq>1)\s*刻)"
     r"|(?P<zm>\d{1,2})(?!\d)(?!\.\d)(?:\s*分钟?)?))?"
@@ -128,7 +131,7 @@ def _readings(h: int, minute: int, m: re.Match[str], *, colon: bool, padded: boo
     if ampm and 1 <= h <= 12:
         # 12 AM is midnight and 12 PM noon; AM/PM after 0 or 13-23 adds nothing.
         return [(h % 12 + (12 if ampm == "p" else 0), minute)]
-    period = _group(m, "period")
+    period = _group(m, "period") or _group(m, "period2")
     if period:
         return [(period_hour(period, h), minute)]
     enp = _group(m, "enp")
