@@ -329,8 +329,13 @@ def outclaimed(s: Scan, span: tuple[int, int], question: str) -> bool:
 
     values, key = found
     q = scan(question)
-    q_values = [(m.span(), ("quote", _quote_inner(m))) for m in QUOTE_RE.finditer(q.text)]
-    q_values += [((t.start, t.end), (t.kind, _key(t))) for t in q.tokens]
+    # The question's values of the same kind are left out of its words too (哪一年 for a year:
+    # 年成立 stays), and a rival the question holds only restates it (算123×456).
+    if key[0] == "quote":
+        q_values = [(m.span(), ("quote", _quote_inner(m))) for m in QUOTE_RE.finditer(q.text)]
+    else:
+        unit = next(t.unit for t in s.tokens if t.start < span[1] and span[0] < t.end and t.kind == key[0])
+        q_values = [((t.start, t.end), (t.kind, _key(t))) for t in q.tokens if t.kind == key[0] and t.unit == unit]
     asked = {k for _, k in q_values}
     want = _words(_blank(q.text, [sp for sp, _ in q_values]))
     text = _blank(s.text, [sp for sp, _ in values])

@@ -219,7 +219,7 @@ def clauses(text: str, keep: list[tuple[int, int]] = ()) -> tuple[Clause, ...]:
 _NUMBER_RE = re.compile(
     r"(?<![A-Za-z0-9.])(?P<sign>[-+])?(?<![A-Za-z0-9.])"
     r"(?P<body>\d{1,3}(?:,\d{3})+(?:\.\d+)?(?!\d)|\d+(?:\.\d+)?)(?!\.\d)(?![A-Za-z]*\d)"
-    r"(?:\s*(?P<scale>千万|百万|万|亿|千(?![米克瓦卡帕焦])|[kK](?![a-zA-Z])|(?-i:M)(?![A-Za-z0-9/\u4e00-\u9fff])|(?:thousand|million|billion)(?![a-z]))"
+    r"(?:\s*(?P<scale>千万|百万|万|亿|千(?![米克瓦卡帕焦])|[kK](?![a-zA-Z])|(?-i:M)(?![A-Za-z0-9/])(?!\s*[\u4e00-\u9fff])|(?:thousand|million|billion)(?![a-z]))"
     # 3万5 and 1万2千: the rest of the number after its scale (3 万 5 with spaces too, but not
     # the 5 of "3万 5个", which counts something else).
     # 3万5 and 1万2千: the rest of the number after its scale (a lone digit is thousands).
