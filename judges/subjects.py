@@ -8,8 +8,9 @@ reads what is left, so a value said of another subject never counts, whatever it
 (numbers, phrases, times, dates, claims). Pure. The rules:
 
 * A subject is named by any of its names (北京, Beijing; 吃药), whole: letters do not run on
-  into a Latin name. A name right after 比, 不如, 没有, 不及, 较 or "than" is what something is
-  compared with, not what is spoken of (北京比杭州热 speaks of 北京); 北京时间 is a clock.
+  into a Latin name. A name right after 比, 不如, 没有, 不及, 较 or "than", or between 和/跟 and
+  一样/差不多, is what something is compared with, not what is spoken of (北京比杭州热 and
+  杭州和北京一样 speak of the first); nor is a name denied (不是上海); 北京时间 is a clock.
 * Names joined by nothing but 和, 跟, 与, 及, 、, commas or "and" speak together
   (北京和杭州都是20度 says 20 of both).
 * A part runs from its names to the next names. Text before the first names belongs to them
@@ -34,7 +35,10 @@ class Subject:
     others: tuple[str, ...]
 
 
-_OBJECT_BEFORE_RE = re.compile(r"(?:比|不如|没有|不及|较|than\s+)\s*$", re.IGNORECASE)
+_OBJECT_BEFORE_RE = re.compile(r"(?:比|不如|没有|不及|较|不是|并非|而非|than\s+|not\s+)\s*$", re.IGNORECASE)
+# 和北京一样, 跟上海差不多: the name after 和/跟/同/与/像 is compared with, when a likeness follows.
+_LIKE_BEFORE_RE = re.compile(r"[和跟同与像]\s*$")
+_LIKE_AFTER_RE = re.compile(r"(?:的)?(?:温度|气温|天气)?\s*(?:一样|相同|差不多|相近|持平|类似)")
 _NOT_A_SUBJECT_AFTER = ("时间",)  # 北京时间 is the clock of China, not a statement about 北京
 _JOINER_RE = re.compile(r"(?:[\s,，、/&和跟与及同]|以及|还有|(?<![a-z])and(?![a-z]))*", re.IGNORECASE)
 _CLAUSE_END_RE = re.compile(r"[。;；!?！？\n]|\.(?!\d)|[,，](?!\d{3})")
@@ -56,6 +60,8 @@ def _mentions(hay: str, subject: Subject) -> list[tuple[int, int, bool]]:
             if name[-1].isascii() and name[-1].isalnum() and hay[b : b + 1].isascii() and hay[b : b + 1].isalpha():
                 continue
             if _OBJECT_BEFORE_RE.search(hay[max(0, a - 8) : a]) or hay.startswith(_NOT_A_SUBJECT_AFTER, b):
+                continue
+            if _LIKE_BEFORE_RE.search(hay[max(0, a - 2) : a]) and _LIKE_AFTER_RE.match(hay, b):
                 continue
             taken.append((a, b, asked))
     return sorted(taken)

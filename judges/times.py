@@ -56,8 +56,10 @@ _EN_RE = re.compile(  # quarter past 8, ten to nine (number words are digits aft
 # English period first: "tonight at 8", "tomorrow morning at 6:40", "this evening 7:30".
 _EN_PRE_RE = re.compile(
     r"(?<![a-z])(?P<enp>tonight|(?:this|tomorrow|yesterday)\s+(?:morning|afternoon|evening|night)"
-    r"|in\s+the\s+(?:morning|afternoon|evening))\s*,?\s*(?:(?:at|around|about|by)\s+)?"
-    rf"(?<![\d.])(?P<ph>\d{{1,2}})(?::(?P<pmin>\d{{2}}))?(?![\d:.]){_AMPM}?",
+    r"|in\s+the\s+(?:morning|afternoon|evening))\s*,?\s*"
+    # "at 8" or a clock (8:30): "tonight 3 alarms are on" holds no time.
+    rf"(?:(?:at|around|about|by)\s+(?P<ph>\d{{1,2}})(?::(?P<pmin>\d{{2}}))?|(?P<ph2>\d{{1,2}}):(?P<pmin2>\d{{2}}))"
+    rf"(?![\d:.]){_AMPM}?",
     re.IGNORECASE,
 )
 _LONE_RE = re.compile(  # noon and midnight on their own
@@ -176,11 +178,12 @@ def _match_readings(m: re.Match[str]) -> list[Reading]:
     if g.get("lone") or g.get("enlone"):
         word = (g.get("lone") or g.get("enlone") or "").lower()
         return [(12, 0)] if word in ("正午", "noon") else [(0, 0)]
-    if g.get("ph") is not None:
-        h, minute = int(g["ph"]), int(g.get("pmin") or 0)
+    if g.get("ph") is not None or g.get("ph2") is not None:
+        hour, mins = (g["ph"], g.get("pmin")) if g.get("ph") is not None else (g["ph2"], g["pmin2"])
+        h, minute = int(hour), int(mins or 0)
         if h > 23 or minute > 59:
             return []
-        return _readings(h, minute, m, colon=g.get("pmin") is not None, padded=len(g["ph"]) == 2)
+        return _readings(h, minute, m, colon=mins is not None, padded=len(hour) == 2)
     if g.get("bh") is not None:
         return _hour_minus(m, int(m.group("bh")), 15 if m.group("bq") else int(m.group("bm")))
     if g.get("thour") is not None:
