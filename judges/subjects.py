@@ -10,7 +10,7 @@ reads what is left, so a value said of another subject never counts, whatever it
 * A subject is named by any of its names (北京, Beijing; 吃药), whole: letters do not run on
   into a Latin name. A name right after 比, 不如, 没有, 不及, 较 or "than", or between 和/跟 and
   一样/差不多, is what something is compared with, not what is spoken of (北京比杭州热 and
-  杭州和北京一样 speak of the first); nor is a name denied (不是上海); 北京时间 is a clock.
+  杭州和北京一样 speak of the first); 北京时间 is a clock.
 * Names joined by nothing but 和, 跟, 与, 及, 、, commas or "and" speak together
   (北京和杭州都是20度 says 20 of both).
 * A part runs from its names to the next names. Text before the first names belongs to them
@@ -35,7 +35,7 @@ class Subject:
     others: tuple[str, ...]
 
 
-_OBJECT_BEFORE_RE = re.compile(r"(?:比|不如|没有|不及|较|不是|并非|而非|than\s+|not\s+)\s*$", re.IGNORECASE)
+_OBJECT_BEFORE_RE = re.compile(r"(?:比|不如|没有|不及|较|than\s+)\s*$", re.IGNORECASE)
 # 和北京一样, 跟上海差不多: the name after 和/跟/同/与/像 is compared with, when a likeness follows.
 _LIKE_BEFORE_RE = re.compile(r"[和跟同与像]\s*$")
 _LIKE_AFTER_RE = re.compile(r"(?:的)?(?:温度|气温|天气)?\s*(?:一样|相同|差不多|相近|持平|类似)")

@@ -392,7 +392,6 @@ CLASS_5_SUBJECTS = rows(
     ("later_clause_continues", about_city("北京"), 20, "北京今天多云，气温20度", True),
     ("likeness_object", about_city("杭州"), 20, "杭州的温度和北京一样，都是20度", True),
     ("likeness_subject", about_city("北京"), 20, "北京和杭州差不多，北京20度", True),
-    ("denied_name", about_city("杭州"), 20, "我查的是杭州，不是上海：20度", True),
     ("beijing_time_is_a_clock", about_city("成都", match_time), "06:40", "成都日出时间是北京时间6:40", True),
     ("english_other_city", about_city("北京"), 20, "Shanghai is 20 degrees", False),
     ("english_own_city", about_city("北京"), 20, "Beijing is 20 degrees, Shanghai 18", True),
