@@ -8,11 +8,10 @@ reads what is left, so a value said of another subject never counts, whatever it
 (numbers, phrases, times, dates, claims). Pure. The rules:
 
 * A subject is named by any of its names (北京, Beijing; 吃药), whole: letters do not run on
-  into a Latin name. A name right after 比, 不如, 没有, 不及, 较 or "than", or between 和/跟 and
-  一样/差不多, is what something is compared with, not what is spoken of (北京比杭州热 and
-  杭州和北京一样 speak of the first); 北京时间 is a clock.
+  into a Latin name. A name right after 比, 不如, 没有, 不及, 较 or "than" is what something is
+  compared with, not what is spoken of (北京比杭州热 speaks of 北京); 北京时间 is a clock.
 * Names joined by nothing but 和, 跟, 与, 及, 、, commas or "and" speak together
-  (北京和杭州都是20度 says 20 of both).
+  (北京和杭州都是20度 says 20 of both), and so do names said to be alike (杭州的温度和北京一样).
 * A part runs from its names to the next names. Text before the first names belongs to them
   when no clause ends in between (现在20度的是北京); otherwise it names no one and is kept.
 * With no other subject named the whole answer is about the asked one: nothing is blanked.
@@ -61,10 +60,13 @@ def _mentions(hay: str, subject: Subject) -> list[tuple[int, int, bool]]:
                 continue
             if _OBJECT_BEFORE_RE.search(hay[max(0, a - 8) : a]) or hay.startswith(_NOT_A_SUBJECT_AFTER, b):
                 continue
-            if _LIKE_BEFORE_RE.search(hay[max(0, a - 2) : a]) and _LIKE_AFTER_RE.match(hay, b):
-                continue
             taken.append((a, b, asked))
     return sorted(taken)
+
+
+def _alike(hay: str, m: tuple[int, int, bool]) -> bool:
+    """杭州的温度和北京一样: the name after 和 is said to be like the one before: they speak together."""
+    return bool(_LIKE_BEFORE_RE.search(hay[max(0, m[0] - 2) : m[0]]) and _LIKE_AFTER_RE.match(hay, m[1]))
 
 
 def _parts(text: str, subject: Subject) -> list[tuple[int, int, bool]]:
@@ -75,7 +77,7 @@ def _parts(text: str, subject: Subject) -> list[tuple[int, int, bool]]:
         return []
     groups: list[list[tuple[int, int, bool]]] = []
     for m in found:
-        if groups and _JOINER_RE.fullmatch(hay, groups[-1][-1][1], m[0]):
+        if groups and (_JOINER_RE.fullmatch(hay, groups[-1][-1][1], m[0]) or _alike(hay, m)):
             groups[-1].append(m)
         else:
             groups.append([m])
