@@ -28,9 +28,11 @@ def test_the_modules_of_a_version_are_found_from_imports(name: str) -> None:
     assert type(suite).__module__ in found
     if name in ("gui", "device", "example"):
         assert {"judges.matchers", "judges.tokens", "judges.numerals", "judges.times", "judges.dates",
-                "judges.lexicon"} <= found
-    if name == "gui":
+                "judges.lexicon", "judges.units"} <= found
+    if name in ("gui", "device"):
         assert "judges.claims" in found
+    if name in ("gui", "example"):
+        assert "judges.subjects" in found
     # Only what verdicts depend on: not the loader, the importers, or the shell.
     assert not {"suites.registry", "suites.gui.mobilegym", "suites.selfevo.trajectories"} & found
     assert not [m for m in found if m.startswith("trajectory.") and m != "trajectory.events"]
@@ -68,8 +70,11 @@ EDITS = {
     "judges/times.py": {"example", "device", "gui"},
     "judges/dates.py": {"example", "device", "gui"},
     "judges/lexicon.py": {"example", "device", "gui"},
-    # Claims (yes/no, comparisons, lists) are read only by the GUI's tasks.
-    "judges/claims.py": {"gui"},
+    "judges/units.py": {"example", "device", "gui"},
+    # Claims (yes/no, comparisons, lists; the claim among rival values) are read by the GUI's
+    # tasks and the device checks; subjects by the suites whose tasks ask about a subject.
+    "judges/claims.py": {"gui", "device"},
+    "judges/subjects.py": {"example", "gui"},
     "replay/fold.py": {"example", "selfevo", "device", "gui"},
     "replay/state.py": {"example", "selfevo", "device", "gui"},
     "replay/batch.py": {"example", "selfevo", "device", "gui"},
@@ -79,6 +84,7 @@ EDITS = {
     "suites/selfevo/layers.py": {"selfevo"},
     "suites/device/checks.py": {"device"},
     "suites/gui/task.py": {"gui"},
+    "suites/gui/answers.py": {"gui"},
     # No verdict depends on these.
     "trajectory/query.py": set(),
     "suites/registry.py": set(),

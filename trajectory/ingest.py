@@ -105,8 +105,7 @@ _REL = re.compile(r"^(?P<rel>[A-Za-z_][\w\[\]\.]*): (?P<msg>.*)$", re.S)
 # Greedy: a field name may itself contain a backtick.
 _UNKNOWN = re.compile(r"^Object contains unknown field `(?P<f>.*)`$", re.S)
 _MISSING = re.compile(r"^Object missing required field `(?P<f>.*)`$", re.S)
-# Control characters (a newline inside a field name or value) would split one problem over
-# several lines of the error; they are shown escaped instead.
+# Control characters (a newline in a field name or value) would split a problem: shown escaped.
 _CONTROL = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]")
 
 
