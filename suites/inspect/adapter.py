@@ -56,6 +56,7 @@ from typing import Any
 from judges import imported
 from judges.base import Suite, Verdict
 from replay.state import RunState
+from trajectory.errors import TrajError
 
 from . import keys
 
@@ -67,7 +68,7 @@ _BOOK: contextvars.ContextVar[Any] = contextvars.ContextVar("traj_inspect_answer
 ROLES = ("grader",)
 
 
-class ScorerSpecError(ValueError):
+class ScorerSpecError(TrajError, ValueError):
     """``module:function`` does not name something that gives Inspect scorers."""
 
 
