@@ -58,12 +58,16 @@ def _on_sigint(signum: int, frame: Any) -> None:
     raise KeyboardInterrupt
 
 
+_ANSWER_LOCK = threading.Lock()
+
+
 def _redeliver() -> None:
     while True:
         time.sleep(REDELIVER_AFTER)
-        if _cli["answered"]:
-            return
-        _thread.interrupt_main()  # a no-op while SIGINT is ignored (tearing down)
+        with _ANSWER_LOCK:
+            if _cli["answered"]:
+                return
+            _thread.interrupt_main()  # a no-op while SIGINT is ignored (tearing down)
 
 
 def signalled() -> bool:
@@ -73,9 +77,12 @@ def signalled() -> bool:
 
 def answer(entries: list[str]) -> str:
     """Mark the Ctrl-C answered (no more redelivery, further ones ignored); the line to print."""
-    _cli["answered"] = True
+    with _ANSWER_LOCK:
+        _cli["answered"] = True
     if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        # A handler that does nothing rather than SIG_IGN: a redelivery already on its way is
+        # then swallowed quietly (Python reports one that finds SIGINT ignored).
+        signal.signal(signal.SIGINT, lambda signum, frame: None)
     return interrupted_line(entries)
 
 

@@ -117,11 +117,10 @@ def progress(label: str, *, enabled: bool, unit: str = "runs", total: int | None
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskProgressColumn, TextColumn
 
-    from .progress_columns import RateColumn, SizeColumn
+    from .progress_columns import RateColumn
 
-    counts = SizeColumn() if unit == "bytes" else MofNCompleteColumn()
     bar = Progress(
-        TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(), counts, RateColumn(unit),
+        TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(), MofNCompleteColumn(), RateColumn(unit),
         console=Console(stderr=True), transient=True,
     )
     with bar:

@@ -49,27 +49,60 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+def _load() -> Any:
+    """Everything a command needs loaded before it runs: the commands, typer's click commands
+    (typer evaluates the functions' annotations here), and the C extensions commands import
+    lazily. Done with Ctrl-C held (see main)."""
+    import sys as _sys
+
+    import deltalake  # noqa: F401 - every command that reads a table opens it with delta-rs
+    import typer.main
+
+    if _sys.stderr.isatty():
+        import rich.progress  # noqa: F401 - the progress bars
+    return typer.main.get_command(build_app())
+
+
 def main() -> None:
     """Entry point. Ctrl-C anywhere — while loading, parsing or running a command — ends in one
-    line and exit status 130; commands say what they committed (see cli/common.py)."""
+    line and exit status 130; commands say what they committed (see cli/common.py).
+
+    Loading runs with Ctrl-C held: a KeyboardInterrupt raised inside a C extension's
+    initialisation or inside code that typer evaluates can abort the interpreter, or leave it to
+    die of the signal after it was handled. After an interrupt the process ends with os._exit
+    once its output is flushed: everything that matters was cleaned up on the way out (workers
+    stopped, temporary files removed, commits whole), and the interpreter's own shutdown is
+    where a late Ctrl-C does that kind of damage.
+    """
+    import os
+    import signal
+
     from trajectory import interrupts
 
     interrupts.install()
     code: Any = 0
     try:
-        build_app()()
+        try:
+            with interrupts.deferred():
+                command = _load()
+            command()
+        except KeyboardInterrupt:
+            code = 130
+        except SystemExit as exc:
+            code = exc.code
+        if interrupts.signalled() and not interrupts.answered():
+            # Ctrl-C while loading or after the command's own handler was done.
+            print(interrupts.answer(interrupts.last()), file=sys.stderr)
     except KeyboardInterrupt:
         code = 130
-    except SystemExit as exc:
-        code = exc.code
-    if interrupts.signalled() and not interrupts.answered():
-        # Ctrl-C while loading or after the command's own handler was done.
-        print(interrupts.answer(interrupts.last()), file=sys.stderr)
-        code = 130
-    # Done: a Ctrl-C now must not kill the interpreter while it exits (it would restore the
-    # default handler and die of the signal, after the work was finished and reported).
-    import signal
-
+    if interrupts.signalled():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        os._exit(130)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     sys.exit(code)
 

@@ -52,7 +52,7 @@ def ingest(
     total = [0, 0, 0, 0]
     failed = False
     out: list[dict[str, Any]] = []
-    with progress("reading", enabled=show_progress(json_), unit="bytes") as update:
+    with progress("reading", enabled=show_progress(json_), unit="lines") as update:
         results = ingest_files(s, files, limits, split_of=SuiteResolver(s).split_of,
                                progress=lambda name, done, size: update(done, size, f"reading {name}"))
         for name, result in results:
@@ -95,6 +95,7 @@ def export(
         return
     # Written beside the target and renamed into place: an interrupted export leaves no
     # half-written file.
+    out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
     try:
         with open(tmp, "wb") as sink:
