@@ -1,0 +1,81 @@
+"""Long commands show progress on a terminal, and nothing in pipes or with --json: each command
+runs as a real process, its stderr once a pseudo-terminal and once a pipe."""
+
+from __future__ import annotations
+
+import os
+import pty
+import select
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from helpers import line
+
+TRAJ = [sys.executable, "-m", "trajectory.cli.main"]
+
+
+def run(argv: list[str], cwd: Path, *, terminal: bool) -> tuple[int, str, str]:
+    """(exit status, stdout, stderr) of ``traj argv``, stderr on a terminal or a pipe."""
+    env = {**os.environ, "TERM": "xterm", "COLUMNS": "120", "TRAJ_USER": "tester"}
+    env.pop("TRAJ_STORE", None)
+    if not terminal:
+        p = subprocess.run(TRAJ + argv, cwd=cwd, capture_output=True, env=env, timeout=300)
+        return p.returncode, p.stdout.decode(), p.stderr.decode()
+    master, slave = pty.openpty()
+    sink = open(cwd / ".stdout", "w+b")  # noqa: SIM115 - a file, not a pipe nobody reads meanwhile
+    p = subprocess.Popen(TRAJ + argv, cwd=cwd, stdout=sink, stderr=slave, env=env)
+    os.close(slave)
+    chunks = []
+    while True:
+        ready, _, _ = select.select([master], [], [], 0.2)
+        if ready:
+            try:
+                data = os.read(master, 65536)
+            except OSError:  # the terminal closed with the process
+                break
+            if not data:
+                break
+            chunks.append(data)
+        elif p.poll() is not None:
+            break
+    p.wait(timeout=60)
+    os.close(master)
+    sink.seek(0)
+    out = sink.read()
+    sink.close()
+    return p.returncode, out.decode(), b"".join(chunks).decode("utf-8", "replace")
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("progress")
+    lines = []
+    for i in range(25_000):  # more lines than one progress step of ingest
+        lines += [line(f"r{i}", 0, "run_started", suite="example", task="current_temp", params={"city": "北京"},
+                       mode="text", state={"apps": {"weather": {"cities": {"北京": {"temp": 20}}}}}, batch="b"),
+                  line(f"r{i}", 1, "answer_given", text="20度"), line(f"r{i}", 2, "run_finished", outcome="succeeded")]
+    (root / "runs.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return root
+
+
+@pytest.mark.slow
+def test_progress_on_a_terminal_only(data) -> None:
+    store = str(data / "store")
+    rc, out, err = run(["ingest", "runs.jsonl", "--store", store], data, terminal=True)
+    assert rc == 0 and "75000 events read: 75000 new" in out
+    assert "reading runs.jsonl" in err and "lines/s" in err  # a bar with counts and rate
+    rc, out, err = run(["judge", "--store", store], data, terminal=True)
+    assert rc == 0 and "judged 25000 runs (25000 pass)" in out
+    assert "judging" in err and "25000/25000" in err and "runs/s" in err
+    # In a pipe, or with --json on a terminal: nothing but the answer.
+    rc, out, err = run(["judge", "--store", store], data, terminal=False)
+    assert rc == 0 and err == ""
+    rc, out, err = run(["judge", "--json", "--store", store], data, terminal=True)
+    assert rc == 0 and err.strip() == ""
+    rc, out, err = run(["report", "--batch", "b", "--out", "rep", "--store", store], data, terminal=True)
+    assert rc == 0 and "report b" in err
+    rc, out, err = run(["compact", "--store", store], data, terminal=True)
+    assert rc == 0 and "compacting" in err
