@@ -3,6 +3,7 @@ runs as a real process, its stderr once a pseudo-terminal and once a pipe."""
 
 from __future__ import annotations
 
+import json
 import os
 import pty
 import select
@@ -58,6 +59,13 @@ def data(tmp_path_factory) -> Path:
                        mode="text", state={"apps": {"weather": {"cities": {"北京": {"temp": 20}}}}}, batch="b"),
                   line(f"r{i}", 1, "answer_given", text="20度"), line(f"r{i}", 2, "run_finished", outcome="succeeded")]
     (root / "runs.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    from selfevo_helpers import SUITE, good_steps, traj
+
+    tasks = list(SUITE.tasks)
+    with open(root / "selfevo.jsonl", "w", encoding="utf-8") as fh:
+        for i in range(1000):
+            task = tasks[i % len(tasks)]
+            fh.write(json.dumps(traj(task, good_steps(task), profile=f"p{i}"), ensure_ascii=False) + "\n")
     return root
 
 
@@ -79,3 +87,5 @@ def test_progress_on_a_terminal_only(data) -> None:
     assert rc == 0 and "report b" in err
     rc, out, err = run(["compact", "--store", store], data, terminal=True)
     assert rc == 0 and "compacting" in err
+    rc, out, err = run(["import", "selfevo", "selfevo.jsonl", "--store", store], data, terminal=True)
+    assert rc == 0 and "importing selfevo.jsonl" in err and "lines/s" in err
