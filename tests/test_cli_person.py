@@ -258,7 +258,7 @@ def test_a_bom_gets_a_message_that_says_bom(tmp_path) -> None:
     f = tmp_path / "bom.jsonl"
     f.write_bytes(b"\xef\xbb\xbf" + jsonl(example_run("r1")))
     r = traj("ingest", str(f), "--store", str(tmp_path / "s"))
-    assert r.exit_code == 1 and f"{f}:1: the file starts with a UTF-8 byte order mark (BOM)" in r.output
+    assert r.exit_code == 1 and f"{f}:1: $: the file starts with a UTF-8 byte order mark (BOM)" in r.output
 
 
 def test_runs_pages_the_latest_first_and_says_how_many_more(tmp_path) -> None:

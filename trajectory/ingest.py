@@ -176,7 +176,7 @@ Progress = Callable[[int, int], None]  # (lines read, lines) of a batch: a progr
 def parse(data: bytes, source: str, limits: Limits = DEFAULT_LIMITS, progress: Progress | None = None) -> list[Parsed]:
     """Decode every line; raise one :class:`SchemaError` listing the first problems."""
     if data.startswith(b"\xef\xbb\xbf"):  # the decoder would only say "invalid character"
-        raise SchemaError(f"{source}:1: the file starts with a UTF-8 byte order mark (BOM); save it without one")
+        raise SchemaError(f"{source}:1: $: the file starts with a UTF-8 byte order mark (BOM); save it without one")
     out: list[Parsed] = []
     lines = data.count(b"\n") + 1 if progress is not None else 0
     problems: list[str] = []
