@@ -175,8 +175,6 @@ Progress = Callable[[int, int], None]  # (lines read, lines) of a batch: a progr
 
 def parse(data: bytes, source: str, limits: Limits = DEFAULT_LIMITS, progress: Progress | None = None) -> list[Parsed]:
     """Decode every line; raise one :class:`SchemaError` listing the first problems."""
-    if data.startswith(b"\xef\xbb\xbf"):  # the decoder would only say "invalid character"
-        raise SchemaError(f"{source}:1: $: the file starts with a UTF-8 byte order mark (BOM); save it without one")
     out: list[Parsed] = []
     lines = data.count(b"\n") + 1 if progress is not None else 0
     problems: list[str] = []
@@ -198,6 +196,8 @@ def parse(data: bytes, source: str, limits: Limits = DEFAULT_LIMITS, progress: P
             problem = (
                 f"$: line is {len(raw)} bytes, over the limit of {limits.max_line_bytes}"
             )
+        elif lineno == 1 and raw.startswith(b"\xef\xbb\xbf"):  # the decoder would only say "invalid character"
+            problem = "$: the file starts with a UTF-8 byte order mark (BOM); save it without one"
         elif raw.count(b"[") + raw.count(b"{") > limits.max_depth and _depth_exceeds(raw, limits.max_depth):
             over_limit += 1
             problem = f"$: nesting deeper than the limit of {limits.max_depth}"
