@@ -330,3 +330,20 @@ def test_share_masks_the_store_path_in_the_header(filled, tmp_path) -> None:
     text = "\n".join(p.read_text() for p in out.iterdir())
     assert str(Path(filled).absolute()) not in text and "- store: [path]" in text
     assert "北京现在25度" not in text  # the answer
+
+
+def test_show_keeps_a_holdout_runs_verdict_to_a_recorded_look(tmp_path) -> None:
+    from trajectory.query import holdout_views
+    from trajectory.store import Store
+
+    store = str(tmp_path / "store")
+    lines = example_run("h1")
+    lines[0] = lines[0].replace('"mode": "text"', '"mode": "text", "split": "holdout"')
+    traj("ingest", "-", "--store", store, input=jsonl(lines))
+    traj("judge", "--store", store)
+    out = traj("show", "h1", "--store", store).output
+    assert "verdict: (a holdout run: shown with --split holdout" in out and "verdict history" not in out
+    assert json.loads(traj("show", "h1", "--json", "--store", store).stdout)["verdict"] is None
+    assert holdout_views(Store(store)) == []
+    out = traj("show", "h1", "--split", "holdout", "--store", store).output
+    assert "verdict: pass" in out and len(holdout_views(Store(store))) == 1

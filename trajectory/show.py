@@ -13,7 +13,7 @@ from . import events as ev
 from .judging import load_events, load_state
 from .query import Views, record_holdout_view, run_filter
 from .store import Store
-from .verdicts import current_verdict, overrides_of_run, verdict_history
+from .verdicts import current_verdict, overrides_of_run, pool_of, verdict_history
 
 
 def summary(event: ev.Event) -> str:
@@ -21,8 +21,12 @@ def summary(event: ev.Event) -> str:
     return ev.declaration().summary(event)
 
 
-def timeline(store: Store, run_id: str, at: int | None = None) -> tuple[RunState, list[str]]:
-    """A run's state after events 0..at (all without ``at``) and the text ``traj show`` prints."""
+def timeline(
+    store: Store, run_id: str, at: int | None = None, split: str = "tune"
+) -> tuple[RunState, list[str]]:
+    """A run's state after events 0..at (all without ``at``) and the text ``traj show`` prints:
+    its verdict too, unless it is a holdout run and ``split`` is not holdout (see
+    :func:`verdict_lines`)."""
     state = load_state(store, run_id, at)
     events = [e for e in load_events(store, [run_id])[run_id] if at is None or e.seq <= at]
     lines = [f"run {state.run_id}  suite {state.suite}  task {state.task}  mode {state.mode}"]
@@ -45,7 +49,7 @@ def timeline(store: Store, run_id: str, at: int | None = None) -> tuple[RunState
     lines.append(f"  answer: {v['answer']!r}" if v["answer"] is not None else "  answer: (none)")
     lines.append(f"  screens: {len(v['screens'])}, steps: {v['steps']}, state changes: {state.state_changes}")
     lines.append(f"  outcome: {v['outcome'] or '(open)'}")
-    return state, lines + verdict_lines(store, run_id)
+    return state, lines + verdict_lines(store, run_id, split)
 
 
 def _value(value: Any) -> str:
@@ -57,8 +61,21 @@ def _when(at: Any) -> str:
     return at.strftime("%Y-%m-%d %H:%M UTC") if hasattr(at, "strftime") else str(at)
 
 
-def verdict_lines(store: Store, run_id: str) -> list[str]:
+def holdout_hidden(store: Store, run_id: str, split: str) -> bool:
+    """A holdout run's verdicts are shown only when asked for with ``--split holdout``, and
+    that look is recorded, as every look at the holdout pool is."""
+    if pool_of(store, run_id) != "holdout":
+        return False
+    if split == "holdout":
+        record_holdout_view(store, "show", {"run": run_id})
+        return False
+    return True
+
+
+def verdict_lines(store: Store, run_id: str, split: str = "tune") -> list[str]:
     """The run's current verdict with every check, then its overrides and verdict history."""
+    if holdout_hidden(store, run_id, split):
+        return ["verdict: (a holdout run: shown with --split holdout, and the look is recorded)"]
     current = current_verdict(store, run_id)
     if current is None:
         return ["verdict: (not judged yet: run `traj judge`)"]
@@ -97,10 +114,13 @@ def verdict_lines(store: Store, run_id: str) -> list[str]:
     return lines
 
 
-def show_json(store: Store, run_id: str, at: int | None = None) -> dict[str, Any]:
+def show_json(store: Store, run_id: str, at: int | None = None, split: str = "tune") -> dict[str, Any]:
     """``traj show --json``: the replayed state (the spec's shape) plus the current verdict,
-    the verdict history and the overrides (see docs/cli.md)."""
+    the verdict history and the overrides (see docs/cli.md; none of them for a holdout run
+    without ``split="holdout"``)."""
     state = load_state(store, run_id, at)
+    if holdout_hidden(store, run_id, split):
+        return {**view(state), "verdict": None, "verdict_history": [], "overrides": [], "holdout_hidden": True}
     return {**view(state), "verdict": current_verdict(store, run_id),
             "verdict_history": verdict_history(store, run_id), "overrides": overrides_of_run(store, run_id)}
 

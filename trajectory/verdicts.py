@@ -83,3 +83,10 @@ def overrides_of_run(store: Store, run_id: str) -> list[dict[str, Any]]:
         return views.arrow(
             "SELECT * FROM _overrides WHERE run_id = ? ORDER BY \"at\", override_id", [run_id]
         ).to_pylist()
+
+
+def pool_of(store: Store, run_id: str) -> str | None:
+    """The pool (tune or holdout) a stored run is in, None for no such run."""
+    with Views(store, split=None) as views:
+        rows = views.con.execute("SELECT split FROM _runs_all WHERE run_id = ?", [run_id]).fetchall()
+    return rows[0][0] if rows else None

@@ -183,15 +183,16 @@ def runs(
 def show(
     run_id: Annotated[str, typer.Argument(help="The run.", metavar="RUN")],
     at: Annotated[int | None, typer.Option("--at", help="Replay events 0..SEQ only.", metavar="SEQ")] = None,
+    split: SplitOpt = "tune",
     json_: JsonOpt = False,
     store: StoreOpt = None,
 ) -> None:
     """A run's timeline, its replayed state at a step, and its verdict with every check."""
     s = open_store(store)
     if json_:
-        echo_json(show_json(s, run_id, at))
+        echo_json(show_json(s, run_id, at, split))
         return
-    _, lines = timeline(s, run_id, at)
+    _, lines = timeline(s, run_id, at, split)
     typer.echo("\n".join(lines))
 
 
