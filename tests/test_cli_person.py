@@ -50,6 +50,32 @@ def test_a_command_on_a_path_without_a_store_says_so_and_exits_1(argv, tmp_path)
     assert not path.exists()
 
 
+@pytest.mark.parametrize("kind", ["otel", "inspect"])
+def test_a_refused_first_import_leaves_no_folder_and_says_why(kind, tmp_path) -> None:
+    bad = tmp_path / ("bad.jsonl" if kind == "otel" else "bad.json")
+    bad.write_text('{"resourceSpans": 5}\n' if kind == "otel" else '{"version": 2, "eval": 5}\n')
+    r = traj("import", kind, str(bad), "--store", str(tmp_path / "new"))
+    assert r.exit_code == 1 and r.output.startswith(f"error: {bad}") and "Traceback" not in r.output
+    assert not (tmp_path / "new").exists()
+
+
+def test_import_otel_as_typed_creates_its_store_and_answers_in_json(tmp_path) -> None:
+    from otel_traces import agent_trace, evaluation
+    from otel_traces import jsonl as otlp
+
+    traces = tmp_path / "traces.jsonl"
+    traces.write_text(otlp(agent_trace("4bf92f3577b34da6a3ce929d0e0e4736", evals=[evaluation("ok", 950, score=1.0)])))
+    store = str(tmp_path / "store")
+    r = traj("import", "otel", str(traces), "--suite", "weather", "--store", store)
+    assert r.exit_code == 0 and f"{traces}: 1 run, 8 events read: 1 new run (8 events)" in r.output
+    assert "recorded scores: 1 verdict (1 pass)" in r.output
+    again = json.loads(traj("import", "otel", str(traces), "--suite", "weather", "--json", "--store", store).stdout)
+    (source,) = again["sources"]
+    assert source["runs"] == 1 and source["known_runs"] == 1 and source["new_runs"] == 0 and source["error"] is None
+    assert again["pass_id"] is None and again["unchanged_verdicts"] == 1
+    assert "verdict: pass" in traj("show", "otel:4bf92f3577b34da6a3ce929d0e0e4736", "--store", store).output
+
+
 def test_judge_on_a_missing_store_does_not_claim_a_dry_run(tmp_path) -> None:
     r = traj("judge", "--store", str(tmp_path / "nothere"))
     assert r.exit_code == 1 and "dry run" not in r.output
@@ -221,7 +247,8 @@ def test_every_command_takes_json_and_is_documented() -> None:
         assert f"**`{' '.join(path)}" in docs, f"docs/cli.md does not give the shape of traj {' '.join(path)} --json"
 
 
-@pytest.mark.parametrize("argv", [["ingest", "-h"], ["judge", "--help"], ["suite", "check", "-h"], ["-h"]])
+@pytest.mark.parametrize("argv", [["ingest", "-h"], ["judge", "--help"], ["suite", "check", "-h"], ["-h"],
+                                  ["import", "inspect", "-h"], ["import", "otel", "-h"], ["view", "-h"]])
 def test_help_renders_flags_plainly(argv) -> None:
     r = traj(*argv)
     assert r.exit_code == 0
