@@ -38,6 +38,7 @@ READERS = [
     ["runs"], ["status"], ["judge"], ["diff"], ["passes"], ["show", "r1"], ["query", "SELECT 1 AS x"],
     ["export", "events"], ["report", "--batch", "b1"], ["compact"], ["recover"], ["suite", "list"],
     ["suite", "add", "x", "."], ["override", "r1", "--to", "pass", "--evidence", "x", "--by", "ann"],
+    ["view", "--static", "site"],
 ]
 
 
@@ -212,6 +213,21 @@ def test_an_override_is_the_current_verdict_everywhere_and_says_a_person_decided
     summary = (tmp_path / "rep" / "summary.md").read_text()
     row = next(x for x in summary.splitlines() if x.startswith("| current_temp | r2 "))
     assert "fail → pass (human)" in row and "ann: “北京现在25度”" in row
+    # The viewer: the run list's verdict, and the run page says a person decided.
+    from starlette.testclient import TestClient
+
+    from trajectory.view.app import create_app
+    from trajectory.view.data import StoreData
+
+    data = StoreData(filled, background_index=False)
+    try:
+        with TestClient(create_app(data)) as c:
+            listed = {x["run_id"]: x["verdict"] for x in c.get("/api/runs").json()["runs"]}
+            assert listed["r2"] == "pass"
+            assert c.get("/api/runs/r2").json()["shown"] == {"outcome": "pass", "overridden": True, "settled": False}
+            assert "by a human override of the judge's <b>fail</b>" in c.get("/runs/r2").text
+    finally:
+        data.close()
 
 
 # -- 10. output for scripts ----------------------------------------------------------------------
@@ -257,6 +273,16 @@ def test_help_renders_flags_plainly(argv) -> None:
     if argv[0] == "ingest":
         assert "Usage: traj ingest [OPTIONS] FILE..." in r.output and "--store PATH" in r.output
         assert re.search(r"^\s+--json\s+Print JSON", r.output, re.M)
+
+
+def test_every_commands_help_renders_flags_plainly() -> None:
+    import typer.main
+
+    for path, cmd in _commands(typer.main.get_command(app)):
+        r = traj(*path, "-h")
+        assert r.exit_code == 0, path
+        for bad in ("<bool>", "<str>", "<int>", "<float>", "<path>", "{", "╭", "list[str]"):
+            assert bad not in r.output, (path, bad, r.output)
 
 
 def test_version() -> None:
