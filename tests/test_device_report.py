@@ -141,7 +141,7 @@ def test_report_files_and_sections(store, tmp_path):
     for heading in ("## Results by category", "## Run summary", "## Tasks", "## Human re-judging",
                     "## Markers left on devices"):
         assert heading in s
-    assert s.splitlines()[2] == "holdout viewed 0 times"
+    assert "holdout viewed 0 times" in s.splitlines()
     assert "time to first feedback" in s and "screen reading" in s and "token cost" in s
     assert "| read |" in s and "`备忘-careful-0405` (note-create on R5CT40XYZ1)" in s
     scores = [json.loads(x) for x in files["scores.jsonl"].splitlines()]
@@ -204,10 +204,10 @@ def test_holdout_report_is_recorded_and_listed(store, tmp_path):
     files = report(store, tmp_path, "--split", "holdout")
     scores = [json.loads(x) for x in files["scores.jsonl"].splitlines()]
     assert [x["task"] for x in scores] == ["weread-book-rating"]
-    assert files["summary.md"].splitlines()[2].startswith("holdout viewed 1 time since ")
+    assert any(x.startswith("holdout viewed 1 time since ") for x in files["summary.md"].splitlines())
     assert run("runs", "--split", "holdout", "--store", str(store.loc)).exit_code == 0
     s = report(store, tmp_path)["summary.md"]
-    assert s.splitlines()[2].startswith("holdout viewed 2 times since ")
+    assert any(x.startswith("holdout viewed 2 times since ") for x in s.splitlines())
     assert "by tester: report (batch=careful-0405)" in s
     assert len(holdout_views(store)) == 2
     # A tune report is not a look at the holdout pool.
@@ -256,12 +256,12 @@ def test_registered_team_folder_judges_runs_routed_to_its_name(tmp_path):
                               "checks": [{"type": "answer_contains", "value": 6}]})
     (root / "suite.json").write_text('{"minCounts": {}}')
     store = Store(tmp_path / "store")
-    assert run("suite", "add", "team", str(root), "--store", str(store.loc)).exit_code == 0
     for i, answer in enumerate(["等于 6", "等于 5"]):
         with Recorder(store, run_id=f"team-{i}", suite="team", task="calc", batch="wk1") as rec:
             rec.screen("2×3=6", app="com.miui.calculator")
             rec.answer(answer)
             rec.finish("succeeded")
+    assert run("suite", "add", "team", str(root), "--store", str(store.loc)).exit_code == 0
     r = run("judge", "--store", str(store.loc))
     assert r.exit_code == 0 and "(1 pass, 1 fail)" in r.output, r.output
     scores = [json.loads(x) for x in report(store, tmp_path, batch="wk1")["scores.jsonl"].splitlines()]

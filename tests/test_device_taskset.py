@@ -217,6 +217,11 @@ def test_cli_suite_add_warns_but_registers(tmp_path):
     (root / "read" / "broken.json").write_text("{")
     store = tmp_path / "store"
     r = CliRunner().invoke(app, ["suite", "add", "team", str(root), "--store", str(store)])
+    assert r.exit_code == 1 and "no traj store at" in r.output  # registering needs a store
+    from helpers import example_run, jsonl
+
+    assert CliRunner().invoke(app, ["ingest", "-", "--store", str(store)], input=jsonl(example_run("x"))).exit_code == 0
+    r = CliRunner().invoke(app, ["suite", "add", "team", str(root), "--store", str(store)])
     assert r.exit_code == 0, r.output
     assert "warning: read/broken.json: not valid JSON" in r.output
     assert "registered suite team" in r.output and "2 tasks" in r.output

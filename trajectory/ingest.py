@@ -12,7 +12,6 @@ import contextlib
 import dataclasses
 import gc
 import itertools
-import json
 import re
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -24,10 +23,13 @@ import pyarrow.compute as pc
 import pyarrow.json as pajson
 
 from . import events as ev
+from . import interrupts
 from .errors import ConflictError, LimitError, SchemaError, TrajError
 from .jsonkeys import duplicate_key
 from .store import Store, now_utc
 from .tables import ARROW_TYPES, EVENTS_SCHEMA, TS, events_schema
+from .text import first_difference, plural
+from .text import short as _short
 
 MAX_REPORTED = 20  # problems listed per refused batch; more are counted, not listed
 
@@ -66,7 +68,7 @@ class IngestReport:
 
     def line(self) -> str:
         return (
-            f"{self.source}: {self.runs} runs, {self.events} events read: "
+            f"{self.source}: {plural(self.runs, 'run')}, {plural(self.events, 'event')} read: "
             f"{self.new} new, {self.present} already present"
         )
 
@@ -169,9 +171,13 @@ def _depth_exceeds(raw: bytes, limit: int) -> bool:
     return False
 
 
-def parse(data: bytes, source: str, limits: Limits = DEFAULT_LIMITS) -> list[Parsed]:
+Progress = Callable[[int, int], None]  # (lines read, lines) of a batch: a progress bar's figures
+
+
+def parse(data: bytes, source: str, limits: Limits = DEFAULT_LIMITS, progress: Progress | None = None) -> list[Parsed]:
     """Decode every line; raise one :class:`SchemaError` listing the first problems."""
     out: list[Parsed] = []
+    lines = data.count(b"\n") + 1 if progress is not None else 0
     problems: list[str] = []
     n_problems = 0
     over_limit = 0  # problems that are a limit, not a malformed line
@@ -179,6 +185,8 @@ def parse(data: bytes, source: str, limits: Limits = DEFAULT_LIMITS) -> list[Par
     encode = ev.stored_and_canonical
     digest = ev.content_hash
     for lineno, raw in enumerate(data.split(b"\n"), start=1):
+        if progress is not None and lineno % 20_000 == 0:
+            progress(lineno, lines)
         if raw.endswith(b"\r"):
             raw = raw[:-1]
         if not raw.strip():
@@ -189,6 +197,8 @@ def parse(data: bytes, source: str, limits: Limits = DEFAULT_LIMITS) -> list[Par
             problem = (
                 f"$: line is {len(raw)} bytes, over the limit of {limits.max_line_bytes}"
             )
+        elif lineno == 1 and raw.startswith(b"\xef\xbb\xbf"):  # the decoder would only say "invalid character"
+            problem = "$: the file starts with a UTF-8 byte order mark (BOM); save it without one"
         elif raw.count(b"[") + raw.count(b"{") > limits.max_depth and _depth_exceeds(raw, limits.max_depth):
             over_limit += 1
             problem = f"$: nesting deeper than the limit of {limits.max_depth}"
@@ -265,36 +275,6 @@ def stored_event(store: Store, run_id: str, seq: int) -> ev.Event | None:
     if table.num_rows == 0:
         return None
     return ev.decode(table.column("data")[0].as_py())
-
-
-def first_difference(a: Any, b: Any, path: str = "$") -> tuple[str, Any, Any] | None:
-    """The first JSON path where two decoded values differ (for conflict messages)."""
-    if isinstance(a, msgspec.Struct):
-        a = msgspec.to_builtins(a)
-    if isinstance(b, msgspec.Struct):
-        b = msgspec.to_builtins(b)
-    if isinstance(a, dict) and isinstance(b, dict):
-        for key in list(a) + [k for k in b if k not in a]:
-            if key not in a or key not in b:
-                return f"{path}.{key}", a.get(key), b.get(key)
-            diff = first_difference(a[key], b[key], f"{path}.{key}")
-            if diff:
-                return diff
-        return None
-    if isinstance(a, list) and isinstance(b, list):
-        if len(a) != len(b):
-            return path, a, b
-        for i, (x, y) in enumerate(zip(a, b)):
-            diff = first_difference(x, y, f"{path}[{i}]")
-            if diff:
-                return diff
-        return None
-    return None if a == b else (path, a, b)
-
-
-def _short(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 SplitResolver = Callable[[str, str], "str | None"]
@@ -525,10 +505,11 @@ def ingest_bytes(
     source: str,
     limits: Limits = DEFAULT_LIMITS,
     split_of: SplitResolver | None = None,
+    progress: Progress | None = None,
 ) -> IngestReport:
     """Validate and append one batch; all of it or nothing. Durable when this returns."""
     with _no_gc():
-        parsed = parse(data, source, limits)
+        parsed = parse(data, source, limits, progress)
         return ingest_events(store, parsed, source, limits, split_of)
 
 
@@ -544,14 +525,22 @@ def ingest_events(
     report.runs = len({p.event.run_id for p in parsed})
     if not parsed:
         return report
+    # Into a new store the batch is checked before the lock creates its folder (a refused first
+    # batch leaves none); the plan stays valid if no events appeared meanwhile.
+    plan = plan_batch(store, parsed, source, limits, split_of) if not store.exists else None
     with store.lock():
-        new, present = plan_batch(store, parsed, source, limits, split_of)
+        if plan is None or store.has_table("events"):
+            plan = plan_batch(store, parsed, source, limits, split_of)
+        new, present = plan
         report.present = present
         report.new = len(new)
         report.new_runs = len({p.event.run_id for p, _ in new if p.event.seq == 0})
         if new:
             report.commit_id = uuid.uuid4().hex
-            report.version = store.append("events", rows(new, report.commit_id))
+            table = rows(new, report.commit_id)
+            with interrupts.deferred():  # the commit and its note: one step for Ctrl-C
+                report.version = store.append("events", table)
+                interrupts.note(f"{source} ({plural(report.new, 'new event')})")
     return report
 
 
@@ -561,10 +550,12 @@ def ingest_files(
     limits: Limits = DEFAULT_LIMITS,
     split_of: SplitResolver | None = None,
     trust_judgements: bool = False,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> Iterator[tuple[str, IngestReport | TrajError]]:
     """Ingest files (``-`` is standard input), each its own batch; a refused one does not stop
-    the others: each yields its report or the error that refused it. ``trust_judgements``: a
-    person vouches for the LLM judgement runs of the files (see trajectory/trust.py)."""
+    the others: each yields its report or the error that refused it (and tells progress).
+    ``trust_judgements``: a person vouches for the LLM judgement runs of the files (see
+    trajectory/trust.py)."""
     import sys
     from pathlib import Path
 
@@ -577,7 +568,8 @@ def ingest_files(
                 if not path.is_file():
                     raise SchemaError(f"{name}: no such file")
                 data, source = path.read_bytes(), name
-            report = ingest_bytes(store, data, source, limits, split_of)
+            told = None if progress is None else (lambda done, total, name=name: progress(name, done, total))
+            report = ingest_bytes(store, data, source, limits, split_of, told)
             if trust_judgements:
                 from .trust import trust_file_judgements  # trust reads this module's parser
 

@@ -10,6 +10,7 @@ table folders, and the configuration frozen so that SQL cannot turn it back on.
 
 from __future__ import annotations
 
+import decimal
 import getpass
 import json
 import os
@@ -70,9 +71,12 @@ def runs_sql(decl: Declaration) -> str:
     cols += [f"count(*) FILTER (WHERE kind = '{kind}') AS {name}" for name, kind in decl.tallies]
     cols += ["count(*) AS events", "max(seq) AS last_seq"]
     names = [c.name for c in decl.figures]
-    cols += [f"coalesce(sum({n}), 0) AS {n}" for n in names]
+    # A sum of BIGINT is a HUGEINT, which reaches Python as a Decimal and JSON as a string:
+    # counts stay BIGINT (numbers in every output).
+    cols += [f"CAST(coalesce(sum({c.name}), 0) AS {'BIGINT' if c.type == 'int64' else 'DOUBLE'}) AS {c.name}"
+             for c in decl.figures]
     if "input_tokens" in names and "output_tokens" in names:
-        cols.append("coalesce(sum(input_tokens), 0) + coalesce(sum(output_tokens), 0) AS tokens")
+        cols.append("CAST(coalesce(sum(input_tokens), 0) + coalesce(sum(output_tokens), 0) AS BIGINT) AS tokens")
     cols.append("epoch_ms(max(ts)) - epoch_ms(min(ts)) AS duration_ms")
     return "SELECT\n    " + ",\n    ".join(cols) + "\nFROM events\nGROUP BY run_id\n"
 
@@ -84,6 +88,40 @@ SELECT v.pass_id, v.run_id, v.suite, v.task, v.batch, coalesce(v.split, 'tune') 
        v.outcome, v.score, v.reason, v.checks, v.judge_version, v.judged_at, v.details,
        p.kind AS pass_kind
 FROM _verdicts v JOIN _passes p USING (pass_id)
+"""
+
+
+# The current verdict of every run, as a person means it: a human override (the latest one
+# for the run) wins over the automatic verdict (the latest pass's), and the row says who
+# decided. ``auto_*`` keep the automatic verdict; ``settled`` says a later automatic verdict
+# agrees with the human (the rule has caught up). A run overridden before it was ever judged
+# is there too, its batch and split read from its events.
+CURRENT_SQL = """
+WITH a AS (
+    SELECT * FROM _history_all
+    QUALIFY row_number() OVER (PARTITION BY run_id ORDER BY judged_at DESC, pass_id DESC) = 1
+), o AS (
+    SELECT * FROM _overrides
+    QUALIFY row_number() OVER (PARTITION BY run_id ORDER BY "at" DESC, override_id DESC) = 1
+), lone AS (
+    SELECT run_id, any_value(batch) AS batch, coalesce(any_value(split), 'tune') AS split FROM _events
+    WHERE run_id IN (SELECT run_id FROM o EXCEPT SELECT run_id FROM a) GROUP BY run_id
+)
+SELECT a.pass_id, coalesce(a.run_id, o.run_id) AS run_id, coalesce(a.suite, o.suite) AS suite,
+       coalesce(a.task, o.task) AS task, coalesce(a.batch, lone.batch) AS batch,
+       coalesce(a.split, lone.split, 'tune') AS split,
+       coalesce(o.to_outcome, a.outcome) AS outcome,
+       CASE WHEN o.run_id IS NULL THEN a.score WHEN o.to_outcome = 'pass' THEN 1.0 ELSE 0.0 END AS score,
+       CASE WHEN o.run_id IS NULL THEN a.reason
+            ELSE 'decided by ' || o.by || ': "' || o.evidence || '"' END AS reason,
+       a.checks, a.judge_version, a.judged_at, a.details, a.pass_kind,
+       CASE WHEN o.run_id IS NULL THEN 'judge' ELSE 'human' END AS decided_by,
+       a.outcome AS auto_outcome, a.score AS auto_score, a.reason AS auto_reason,
+       o.override_id, o.by AS override_by, o."at" AS override_at, o.evidence AS override_evidence,
+       o.category AS override_category,
+       coalesce(o.run_id IS NOT NULL AND a.judged_at > o."at" AND a.outcome = o.to_outcome, false) AS settled
+FROM a FULL OUTER JOIN o ON a.run_id = o.run_id
+LEFT JOIN lone ON lone.run_id = o.run_id
 """
 
 
@@ -132,10 +170,8 @@ class Views:
         self.con.execute(f"CREATE VIEW runs AS SELECT * FROM _runs_all{pool}")
         self.con.execute(f"CREATE VIEW _history_all AS {HISTORY_SQL}")
         self.con.execute(f"CREATE VIEW verdict_history AS SELECT * FROM _history_all{pool}")
-        self.con.execute(
-            "CREATE VIEW verdicts AS SELECT * FROM verdict_history "
-            "QUALIFY row_number() OVER (PARTITION BY run_id ORDER BY judged_at DESC, pass_id DESC) = 1"
-        )
+        self.con.execute(f"CREATE VIEW _current_all AS {CURRENT_SQL}")
+        self.con.execute(f"CREATE VIEW verdicts AS SELECT * FROM _current_all{pool}")
         self.con.execute("CREATE VIEW passes AS SELECT * FROM _passes")
         self.con.execute("CREATE VIEW overrides AS SELECT * FROM _overrides")
         if sandbox:
@@ -164,11 +200,37 @@ class Views:
         """A person's SQL: checked, then run on the locked connection."""
         check_sql(self.con, sql, self.catalog)
         if self.limits is not None:
-            return run_limited(self.con, sql, self.limits)
+            try:
+                return run_limited(self.con, sql, self.limits)
+            except QueryError as exc:  # DuckDB's first line: the table it does not know
+                better = unknown_table(str(exc))
+                if better is None:
+                    raise
+                raise QueryError(better) from None
         try:
             return self.con.sql(sql).to_arrow_table()
         except duckdb.Error as exc:
-            raise QueryError(_one_line(exc)) from exc
+            raise QueryError(unknown_table(str(exc)) or _one_line(exc)) from exc
+
+
+#: The views a person queries (the ones starting with _ are internal).
+VIEWS = ("events", "runs", "verdicts", "verdict_history", "passes", "overrides")
+
+
+def unknown_table(message: str) -> str | None:
+    """"no table run; did you mean runs?" for DuckDB's error about a table it does not know
+    (its own suggestion may name an internal view)."""
+    import difflib
+    import re
+
+    m = re.search(r"Table with name (\S+) does not exist", message)
+    if m is None:
+        return None
+    name = m.group(1).strip('"')
+    near = difflib.get_close_matches(name.lower(), VIEWS, n=1, cutoff=0.5)
+    if near:
+        return f"no table {name}; did you mean {near[0]}?"
+    return f"no table {name}; the tables are {', '.join(VIEWS)}"
 
 
 
@@ -340,6 +402,9 @@ def json_default(value: Any) -> Any:
     ``enc_hook``): sets as sorted lists, patterns as ``re:...``, times as ISO text."""
     if isinstance(value, (set, frozenset)):
         return sorted(value, key=str)
+    if isinstance(value, decimal.Decimal):
+        # SQL sums come back as decimals: numbers in JSON, not strings.
+        return int(value) if value == value.to_integral_value() else float(value)
     if isinstance(value, tuple):
         return list(value)
     if hasattr(value, "pattern") and hasattr(value, "flags"):  # re.Pattern

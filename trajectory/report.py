@@ -31,6 +31,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from . import events as ev
+from .text import plural
 
 FEEDBACK_KINDS = (ev.StepTaken, ev.UserAsked, ev.ConfirmationShown, ev.AnswerGiven, ev.TakeoverRequested)
 OUTCOME_ORDER = ("pass", "fail", "na", "skipped", "error")
@@ -139,11 +140,39 @@ class Scrubber:
         return value
 
 
-def _checks(row: dict[str, Any], share: bool) -> list[dict[str, Any]]:
+def for_sharing(
+    rows: Sequence[dict[str, Any]],
+    overrides: Sequence[dict[str, Any]],
+    meta: dict[str, Any],
+    holdout_views: Sequence[dict[str, Any]],
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, Any], list[dict[str, Any]]]:
+    """What ``--share`` leaves of a report's inputs, decided in this one place (the rendering
+    in :func:`build` knows nothing of sharing): answer texts, the values checks found
+    (``actual``), image references and device serials are dropped, and masked wherever text
+    quotes them; absolute paths are masked; override evidence quoted from a final answer is
+    replaced by a note."""
+    scrub = Scrubber(rows, True)
+    answers = {r["run_id"]: r.get("answer") for r in rows}
+    out_rows = []
+    for r in rows:
+        kept = {k: v for k, v in r.items() if k not in ("answer", "images", "device")}
+        kept["checks"] = [{k: v for k, v in c.items() if k != "actual"} for c in r.get("checks") or []]
+        out_rows.append(scrub(kept))
+    out_overrides = []
+    for o in overrides:
+        answer = answers.get(o["run_id"])
+        evidence = o["evidence"]
+        if answer and evidence in answer:
+            evidence = "[quoted from the final answer: omitted]"
+        out_overrides.append({**scrub({**o, "evidence": ""}), "evidence": scrub(evidence)})
+    return out_rows, out_overrides, scrub(meta), [scrub(v) for v in holdout_views]
+
+
+def _checks(row: dict[str, Any]) -> list[dict[str, Any]]:
     out = []
     for c in row.get("checks") or []:
         item = {"name": c["name"], "passed": c["passed"], "expected": _loads(c.get("expected")), "reason": c.get("reason")}
-        if not share:
+        if "actual" in c:
             item["actual"] = _loads(c.get("actual"))
         out.append(item)
     return out
@@ -193,6 +222,47 @@ def _secs(ms: Any) -> str:
     return "—" if ms is None else f"{float(ms) / 1000:.1f}s"
 
 
+def pass_rate_line(counts: Counter[str]) -> str:
+    """"4 of 6 judged runs pass (67%); 1 na not counted": a rate that says its denominator
+    (pass + fail) and what it leaves out."""
+    judged = counts["pass"] + counts["fail"]
+    line = f"{counts['pass']} of {plural(judged, 'judged run')} pass"
+    line += f" ({_pct(counts['pass'], judged)})" if judged else ""
+    apart = [f"{counts[o]} {o}" for o in ("na", "skipped", "error") if counts[o]]
+    return line + (f"; {', '.join(apart)} not counted" if apart else "")
+
+
+def totals(rows: Sequence[dict[str, Any]], shown: dict[str, Any], prices: dict[str, float] | None) -> dict[str, Any]:
+    """The batch's totals and rates (metrics.json's ``totals``)."""
+    counts = Counter(shown[r["run_id"]][0] for r in rows)
+    judged = counts["pass"] + counts["fail"]
+    out: dict[str, Any] = {
+        "runs": len(rows),
+        **{o: counts[o] for o in OUTCOME_ORDER},
+        "pass_rate": counts["pass"] / judged if judged else None,
+        "pass_rate_of": judged,
+        "human_decided": sum(1 for r in rows if shown[r["run_id"]][1] is not None),
+        **{k: sum(int(r.get(k) or 0) for r in rows) for k in ("steps", "input_tokens", "output_tokens", "cached_tokens")},
+        **{k: sum(float(r.get(k) or 0) for r in rows) for k in ("model_ms", "read_ms", "act_ms", "other_ms")},
+    }
+    out["tokens"] = out["input_tokens"] + out["output_tokens"]
+    out["cost"] = sum(token_cost(r, prices) or 0.0 for r in rows) if prices else None
+    out["prices_per_million"] = prices
+    return out
+
+
+def header_lines(meta: dict[str, Any]) -> list[str]:
+    """Where the numbers come from: store, passes, judge versions, date."""
+    lines = [f"- store: {meta.get('store')}", f"- written: {_at(meta.get('generated_at'))}"]
+    for p in meta.get("passes", []):
+        lines.append(f"- verdicts of pass {p['pass_id']} ({p.get('kind')}, {_at(p.get('started_at'))}"
+                     f" by {p.get('by')}): {plural(p['runs_in_report'], 'run')}")
+    versions = meta.get("judge_versions") or {}
+    if versions:
+        lines.append("- judge versions: " + ", ".join(f"{k} {v}" for k, v in sorted(versions.items())))
+    return lines
+
+
 def build(
     batch: str,
     rows: Sequence[dict[str, Any]],
@@ -203,52 +273,61 @@ def build(
     prices: dict[str, float] | None = None,
     share: bool = False,
     unjudged: Sequence[str] = (),
+    meta: dict[str, Any] | None = None,
+    device: bool = True,
 ) -> dict[str, str]:
     """The three report files for one batch: {file name: content}.
 
-    ``rows``: one per judged run, the current verdict row (verdicts view) merged with the run's
-    figures (runs view) and ``answer``, ``images``, ``device``, ``first_feedback_ms``, ``turns``.
+    ``rows``: one per judged run, the automatic verdict row (``outcome`` is the judge's)
+    merged with the run's figures (runs view) and ``answer``, ``images``, ``device``,
+    ``first_feedback_ms``, ``turns``. ``meta``: store, generated_at, passes (their rows with
+    ``runs_in_report``), judge_versions. ``device``: the batch has runs of a device suite (its
+    sections: categories, first feedback, turns, markers left on devices).
     """
-    scrub = Scrubber(rows, share)
+    meta = dict(meta or {})
+    if share:
+        rows, overrides, meta, holdout_views = for_sharing(rows, overrides, meta, holdout_views)
     rows = sorted(rows, key=lambda r: (r.get("task") or "", r["run_id"]))
     shown = {r["run_id"]: effective(r, overrides) for r in rows}
+    counts: Counter[str] = Counter(v[0] for v in shown.values())
 
     lines = [f"# Report: batch {batch} ({split} pool)", ""]
-    lines += holdout_line(holdout_views)
-    lines.append("")
+    lines += header_lines(meta)
+    lines += ["", *holdout_line(holdout_views), ""]
+    lines += ["## Pass rate", "", pass_rate_line(counts), ""]
 
-    # Counts and pass rates per category.
-    lines += ["## Results by category", "", "| category | runs | pass | fail | na | skipped | error | pass rate |",
+    # Counts and pass rates per category (device suites) or task.
+    group = "category" if device else "task"
+    lines += [f"## Results by {group}", "", f"| {group} | runs | pass | fail | na | skipped | error | pass rate |",
               "|---|---|---|---|---|---|---|---|"]
-    by_cat: dict[str, Counter[str]] = defaultdict(Counter)
+    by_group: dict[str, Counter[str]] = defaultdict(Counter)
     for r in rows:
-        by_cat[_details(r).get("category") or "—"][shown[r["run_id"]][0]] += 1
-    total: Counter[str] = Counter()
-    for cat in sorted(by_cat):
-        c = by_cat[cat]
-        total.update(c)
-        lines.append(f"| {cat} | {sum(c.values())} | " + " | ".join(str(c[o]) for o in OUTCOME_ORDER)
+        key = (_details(r).get("category") if device else r.get("task")) or "—"
+        by_group[key][shown[r["run_id"]][0]] += 1
+    for key in sorted(by_group):
+        c = by_group[key]
+        lines.append(f"| {key} | {sum(c.values())} | " + " | ".join(str(c[o]) for o in OUTCOME_ORDER)
                      + f" | {_pct(c['pass'], c['pass'] + c['fail'])} |")
-    lines.append(f"| **all** | {sum(total.values())} | " + " | ".join(str(total[o]) for o in OUTCOME_ORDER)
-                 + f" | {_pct(total['pass'], total['pass'] + total['fail'])} |")
+    lines.append(f"| **all** | {sum(counts.values())} | " + " | ".join(str(counts[o]) for o in OUTCOME_ORDER)
+                 + f" | {_pct(counts['pass'], counts['pass'] + counts['fail'])} |")
     n_over = sum(1 for r in rows if shown[r["run_id"]][1] is not None)
     if n_over:
-        lines.append(f"\n{n_over} verdict{'s' if n_over != 1 else ''} re-judged by a person (see below).")
+        lines.append(f"\n{plural(n_over, 'verdict')} re-judged by a person (see below).")
     if unjudged:
-        lines.append(f"\n{len(unjudged)} run{'s' if len(unjudged) != 1 else ''} of this batch not judged "
+        lines.append(f"\n{plural(len(unjudged), 'run')} of this batch not judged "
                      "(open, or not judged yet: run `traj judge`).")
     lines.append("")
 
     # Run summary.
-    lines += ["## Run summary", ""]
+    lines += ["## Run summary", "", f"- runs: {len(rows)}"]
     ff = sorted(float(r["first_feedback_ms"]) for r in rows if r.get("first_feedback_ms") is not None)
-    turns = [r.get("turns") or 0 for r in rows]
-    lines.append(f"- runs: {len(rows)}")
-    if ff:
+    if device and ff:
         lines.append(f"- time to first feedback: median {_secs(ff[len(ff) // 2])}, max {_secs(ff[-1])}")
-    if rows:
+    if device and rows:
+        turns = [r.get("turns") or 0 for r in rows]
         lines.append(f"- turns: {sum(turns)} in all, {sum(turns) / len(rows):.1f} per run")
-    parts = {k: sum(float(r.get(f"{k}_ms") or 0) for r in rows) for k in ("model", "read", "act", "other")}
+    t = totals(rows, shown, prices)
+    parts = {k: t[f"{k}_ms"] for k in ("model", "read", "act", "other")}
     whole = sum(parts.values())
     lines.append(
         "- where the time went: " + ", ".join(
@@ -256,17 +335,13 @@ def build(
             for k, name in (("model", "model"), ("read", "screen reading"), ("act", "actions"), ("other", "other"))
         )
     )
-    tin = sum(r.get("input_tokens") or 0 for r in rows)
-    tout = sum(r.get("output_tokens") or 0 for r in rows)
-    tcached = sum(r.get("cached_tokens") or 0 for r in rows)
-    lines.append(f"- tokens: {tin} in ({tcached} cached), {tout} out")
+    lines.append(f"- tokens: {t['input_tokens']} in ({t['cached_tokens']} cached), {t['output_tokens']} out")
     if prices:
-        cost = sum(token_cost(r, prices) or 0.0 for r in rows)
-        lines.append(f"- token cost: {cost:.4f} (per million: in {prices.get('in', 0)}, out {prices.get('out', 0)}, "
+        lines.append(f"- token cost: {t['cost']:.4f} (per million: in {prices.get('in', 0)}, out {prices.get('out', 0)}, "
                      f"cached {prices.get('cached', prices.get('in', 0))})")
     over = [r for r in rows if _details(r).get("over_steps") or _details(r).get("over_time")]
     if over:
-        lines.append(f"- over budget (verdicts unchanged): {len(over)} run{'s' if len(over) != 1 else ''}")
+        lines.append(f"- over budget (verdicts unchanged): {plural(len(over), 'run')}")
     lines.append("")
 
     # One line per task.
@@ -274,11 +349,15 @@ def build(
     for r in rows:
         d = _details(r)
         verdict, o, settled = shown[r["run_id"]]
-        v = verdict if o is None else f"{r['outcome']} → {verdict} (human{', settled' if settled else ''})"
+        v = verdict if o is None else f"{r['outcome'] or 'unjudged'} → {verdict} (human{', settled' if settled else ''})"
         steps = f"{r.get('steps')}" + (f"/{d['maxSteps']}" if d.get("maxSteps") else "") + (" over" if d.get("over_steps") else "")
         time = _secs(r.get("duration_ms")) + (f"/{d['timeoutSec']}s" if d.get("timeoutSec") else "") + (" over" if d.get("over_time") else "")
-        reason = (r.get("reason") or "").replace("|", "\\|").replace("\n", " ")
-        lines.append(f"| {r.get('task')} | {r['run_id']} | {v} | {steps} | {time} | {scrub(reason)} |")
+        # An overridden row gives the person's reason, the judge's after it.
+        reason = r.get("reason") or ""
+        if o is not None:
+            reason = f"{o['by']}: “{o['evidence']}”" + (f" (judge: {reason})" if reason else "")
+        reason = reason.replace("|", "\\|").replace("\n", " ")
+        lines.append(f"| {r.get('task')} | {r['run_id']} | {v} | {steps} | {time} | {reason} |")
     lines.append("")
 
     # Human re-judging.
@@ -290,26 +369,23 @@ def build(
     for o in mine:
         r = row_of[o["run_id"]]
         settled = r.get("judged_at") is not None and r["judged_at"] > o["at"] and r["outcome"] == o["to_outcome"]
-        evidence = o["evidence"]
-        if share and r.get("answer") and evidence in r["answer"]:
-            evidence = "[quoted from the final answer: omitted]"
         cat = f" [{o['category']}]" if o.get("category") else ""
         lines.append(
-            f"- {o['task']}: {o.get('auto_outcome') or 'unjudged'} → {o['to_outcome']}{cat} — evidence: “{evidence}”"
+            f"- {o['task']}: {o.get('auto_outcome') or 'unjudged'} → {o['to_outcome']}{cat} — evidence: “{o['evidence']}”"
             f" — by {o['by']}, {_at(o['at'])} (run {o['run_id']})" + (" — settled" if settled else "")
         )
     lines.append("")
 
-    # Markers left on devices.
-    lines += ["## Markers left on devices (clean up by hand)", ""]
-    markers = []
-    for r in rows:
-        d = _details(r)
-        if d.get("marker") and r["outcome"] != "skipped":
-            where = "" if share else f" on {r.get('device') or '?'}"
-            markers.append(f"- `{d['marker']}` ({r.get('task')}{where})")
-    lines += sorted(set(markers)) or ["(none)"]
-    summary = "\n".join(scrub(line) for line in lines) + "\n"
+    if device:
+        lines += ["## Markers left on devices (clean up by hand)", ""]
+        markers = []
+        for r in rows:
+            d = _details(r)
+            if d.get("marker") and r["outcome"] != "skipped":
+                where = f" on {r['device']}" if r.get("device") else ""
+                markers.append(f"- `{d['marker']}` ({r.get('task')}{where})")
+        lines += sorted(set(markers)) or ["(none)"]
+    summary = "\n".join(lines).rstrip("\n") + "\n"
 
     scores = []
     metrics = []
@@ -318,29 +394,36 @@ def build(
         entry: dict[str, Any] = {
             "task": r.get("task"), "run_id": r["run_id"], "batch": r.get("batch"), "split": r.get("split"),
             "agent": r.get("agent"), "model": r.get("model"), "verdict": verdict, "auto_verdict": r["outcome"],
-            "score": r.get("score"), "reason": r.get("reason"), "judge_version": r.get("judge_version"),
-            "checks": _checks(r, share), "metrics": run_metrics(r, prices),
+            "decided_by": "judge" if o is None else "human", "score": r.get("score"), "reason": r.get("reason"),
+            "pass_id": r.get("pass_id"), "judge_version": r.get("judge_version"),
+            "checks": _checks(r), "metrics": run_metrics(r, prices),
         }
         if o is not None:
-            entry["override"] = {"to": o["to_outcome"], "category": o.get("category"), "by": o["by"], "settled": settled}
-        if not share:
-            entry["device"] = r.get("device")
-            entry["answer"] = r.get("answer")
-        scores.append(json.dumps(scrub(entry), ensure_ascii=False, default=str))
+            entry["override"] = {"to": o["to_outcome"], "category": o.get("category"), "by": o["by"],
+                                 "evidence": o["evidence"], "settled": settled}
+        for key in ("device", "answer"):
+            if key in r:
+                entry[key] = r.get(key)
+        scores.append(json.dumps(entry, ensure_ascii=False, default=str))
         metrics.append({"task": r.get("task"), "run_id": r["run_id"], **run_metrics(r, prices)})
+    doc = {"batch": batch, "split": split, **{k: meta.get(k) for k in ("store", "generated_at", "passes", "judge_versions")},
+           "totals": totals(rows, shown, prices), "runs": metrics}
     return {
         "summary.md": summary,
         "scores.jsonl": "\n".join(scores) + ("\n" if scores else ""),
-        "metrics.json": json.dumps(scrub({"batch": batch, "split": split, "runs": metrics}),
-                                   ensure_ascii=False, indent=2, default=str) + "\n",
+        "metrics.json": json.dumps(doc, ensure_ascii=False, indent=2, default=str) + "\n",
     }
 
 
 # -- gathering from the store -----------------------------------------------------------------
 
 
-def gather(store: Any, batch: str, split: str, suite: str | None = None) -> tuple[list[dict[str, Any]], list[str]]:
-    """The batch's judged runs as report rows, and the ids of its runs without a verdict."""
+def gather(
+    store: Any, batch: str, split: str, suite: str | None = None, progress: Any = None
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """The batch's judged runs as report rows (the automatic verdict in ``outcome``; human
+    overrides are applied by :func:`build`), and the ids of its runs without a verdict.
+    ``progress(done, total)`` is told as the runs are replayed."""
     from replay import replay
 
     from .errors import NotFound
@@ -358,7 +441,9 @@ def gather(store: Any, batch: str, split: str, suite: str | None = None) -> tupl
     judged = {v["run_id"] for v in verdicts}
     events = load_events(store, [v["run_id"] for v in verdicts])
     rows = []
-    for v in verdicts:
+    for i, v in enumerate(verdicts):
+        if progress is not None and i % 50 == 0:
+            progress(i, len(verdicts))
         evs = events[v["run_id"]]
         state = replay(evs)
         run = runs.get(v["run_id"], {})
@@ -366,11 +451,12 @@ def gather(store: Any, batch: str, split: str, suite: str | None = None) -> tupl
         turns = metrics.get("turns")
         rows.append({
             **{k: run.get(k) for k in ("agent", "model", "device")},
-            # DuckDB sums come back as Decimal: plain numbers for formatting and JSON.
             **{k: int(run.get(k) or 0) for k in ("steps", "input_tokens", "output_tokens", "cached_tokens")},
             **{k: float(run.get(k) or 0) for k in ("model_ms", "read_ms", "act_ms", "other_ms")},
             "duration_ms": None if run.get("duration_ms") is None else float(run["duration_ms"]),
             **v,
+            # The verdicts view is override-aware; build() applies the overrides itself.
+            "outcome": v["auto_outcome"], "score": v["auto_score"], "reason": v["auto_reason"],
             "answer": state.answer if state.answer is not None else (
                 None if state.sheet.value(0) is None else str(state.sheet.value(0))),
             "images": [s.image for s in state.screens if s.image],
@@ -387,6 +473,27 @@ def overrides_of(store: Any, run_ids: set[str]) -> list[dict[str, Any]]:
     return [o for o in store.read("overrides").to_pylist() if o["run_id"] in run_ids]
 
 
+def report_meta(store: Any, rows: Sequence[dict[str, Any]]) -> tuple[dict[str, Any], bool]:
+    """The report's provenance (store, date, the passes its verdicts come from with their
+    judge versions) and whether any of its runs belongs to a device suite."""
+    from .judging import SuiteResolver, passes
+    from .store import now_utc
+
+    used = Counter(r.get("pass_id") for r in rows if r.get("pass_id"))
+    shown, versions = [], {}
+    for p in passes(store):
+        if p["pass_id"] in used:
+            shown.append({k: p[k] for k in ("pass_id", "kind", "started_at", "finished_at", "by")}
+                         | {"runs_in_report": used[p["pass_id"]]})
+            versions.update(json.loads(p.get("versions") or "{}"))
+    resolver = SuiteResolver(store)
+    suites = {r.get("suite") for r in rows}
+    device = any(type(resolver.get(n)).__module__.startswith("suites.device") for n in suites if n)
+    meta = {"store": str(store.loc), "generated_at": now_utc(), "passes": shown,
+            "judge_versions": {k: v for k, v in versions.items() if k in suites}}
+    return meta, device
+
+
 def write_report(
     store: Any,
     batch: str,
@@ -396,31 +503,43 @@ def write_report(
     suite: str | None = None,
     prices: dict[str, float] | None = None,
     share: bool = False,
+    progress: Any = None,
 ) -> dict[str, Any]:
-    """Write the three files for a batch into folder ``out``; returns file name -> path."""
+    """Write the three files for a batch into folder ``out``; returns file name -> path.
+    All three appear together or none does (an interrupted report leaves no half of one)."""
+    import os
     from pathlib import Path
 
+    from . import interrupts
     from .errors import QueryError
     from .query import SPLITS, holdout_views, record_holdout_view
 
     if split not in SPLITS:
         raise QueryError(f"--split must be one of {', '.join(SPLITS)}, got {split!r}")
-    rows, unjudged = gather(store, batch, split, suite)
+    rows, unjudged = gather(store, batch, split, suite, progress)
     if split == "holdout":
         record_holdout_view(store, "report", {"batch": batch})
+    meta, device = report_meta(store, rows)
     files = build(
         batch, rows,
         overrides=overrides_of(store, {r["run_id"] for r in rows}),
         holdout_views=holdout_views(store),
-        split=split, prices=prices, share=share, unjudged=unjudged,
+        split=split, prices=prices, share=share, unjudged=unjudged, meta=meta, device=device,
     )
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    written = {}
-    for name, text in files.items():
-        (out / name).write_text(text, encoding="utf-8")
-        written[name] = out / name
-    return written
+    tmp = {name: out / f".{name}.{os.getpid()}.tmp" for name in files}
+    try:
+        for name, text in files.items():
+            tmp[name].write_text(text, encoding="utf-8")
+        with interrupts.deferred():
+            for name in files:
+                os.replace(tmp[name], out / name)
+            interrupts.note(f"report files in {out}")
+    finally:
+        for path in tmp.values():
+            path.unlink(missing_ok=True)
+    return {name: out / name for name in files}
 
 
 def suite_report(store: Any, name: str, fmt: str = "md", *, split: str = "tune") -> str:

@@ -15,13 +15,14 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.dataset as pads
 
+from . import interrupts
 from .backend import Backend, write_batches
 from .errors import NotFound, StoreError
 from .location import LocalBackend, Location
@@ -199,11 +200,21 @@ class Store:
 
     def compact(self, name: str) -> dict[str, Any]:
         """Merge small files in one commit; the rows every query returns stay the same."""
-        with self.lock():
-            return self.backend.compact(name)
+        with self.lock(), interrupts.deferred():
+            result = self.backend.compact(name)
+            if result.get("files_before") != result.get("files_after"):
+                interrupts.note(f"compaction of {name}")
+            return result
 
-    def compact_all(self) -> list[dict[str, Any]]:
-        return [self.compact(name) for name in TABLES if self.has_table(name)]
+    def compact_all(self, progress: Callable[[int, int], None] | None = None) -> list[dict[str, Any]]:
+        """Compact every table; ``progress(done, total)`` is told after each table."""
+        names = [name for name in TABLES if self.has_table(name)]
+        out = []
+        for i, name in enumerate(names):
+            out.append(self.compact(name))
+            if progress is not None:
+                progress(i + 1, len(names))
+        return out
 
     def history(self, name: str) -> list[dict[str, Any]]:
         dt = self.delta(name)

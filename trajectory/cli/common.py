@@ -1,18 +1,22 @@
-"""Shared CLI plumbing: the --store option, error handling, output helpers."""
+"""Shared CLI plumbing: the --store option, error and Ctrl-C handling, JSON output, progress,
+and plain help rendering."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
 import shlex
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Annotated, Any, TypeVar
 
 import typer
+import typer.core
 
-from trajectory.errors import TrajError
+from trajectory import interrupts
+from trajectory.errors import NotFound, TrajError
 from trajectory.query import json_default
 from trajectory.store import Store, default_store_path
 from trajectory.diskfault import disk_fault
@@ -26,41 +30,68 @@ StoreOpt = Annotated[
         "--store",
         help="Store folder (default: $TRAJ_STORE, else ./traj-store).",
         show_default=False,
+        metavar="PATH",
     ),
 ]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON (shapes in docs/cli.md).")]
+
+#: What a command prints when it finds no store where it was pointed.
+NO_STORE = "no traj store at {path} (create one with traj ingest or traj demo)"
 
 
-def open_store(path: str | None) -> Store:
-    return Store(path or default_store_path())
+def open_store(path: str | None, *, create: bool = False) -> Store:
+    """The store at ``path`` (else $TRAJ_STORE, else ./traj-store).
+
+    Only commands that write events (``create=True``: ingest, import, demo) may start a new
+    store; for every other command a missing store is an error, never an empty answer (a
+    mistyped --store must not look like a store with nothing in it).
+    """
+    store = Store(path or default_store_path())
+    if not create and not store.exists:
+        raise NotFound(NO_STORE.format(path=path or default_store_path()))
+    return store
 
 
 def handle_errors(fn: F) -> F:
-    """Turn traj's own errors into one line (or one line per problem) on stderr and exit 1.
+    """Turn traj's own errors into one line (or one line per problem) on stderr and exit 1;
+    Ctrl-C into one line saying what was committed, and exit 130.
 
     A user mistake never shows a traceback; a bug still does, so that it gets reported.
     """
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return fn(*args, **kwargs)
-        except TrajError as exc:
-            typer.echo(f"error: {exc}", err=True)
-            raise typer.Exit(1) from None
-        except BrokenPipeError:
-            # `traj export | head`: the reader went away; that is not an error of ours.
+        with interrupts.ledger() as committed:
             try:
-                sys.stdout = open(os.devnull, "w")  # noqa: SIM115
-            except OSError:
-                pass
-            raise typer.Exit(0) from None
-        except BaseException as exc:  # noqa: BLE001 - only disk faults are turned into a line
-            line = disk_fault(exc, kwargs.get("store") or default_store_path())
-            if line is None:
-                raise
-            typer.echo(f"error: {line}", err=True)
-            raise typer.Exit(1) from None
+                result = fn(*args, **kwargs)
+            except BaseException as exc:  # noqa: BLE001 - each kind is answered or re-raised
+                # After Ctrl-C any error is the interrupt's doing (DuckDB, for one, turns it
+                # into RuntimeError): one line, exit 130, no traceback.
+                if isinstance(exc, KeyboardInterrupt) or interrupts.signalled():
+                    typer.echo(interrupts.answer(committed), err=True)
+                    raise typer.Exit(130) from None
+                if isinstance(exc, TrajError):
+                    typer.echo(f"error: {exc}", err=True)
+                    raise typer.Exit(1) from None
+                if isinstance(exc, BrokenPipeError):
+                    # `traj export | head`: the reader went away; that is not an error of ours.
+                    try:
+                        sys.stdout = open(os.devnull, "w")  # noqa: SIM115
+                    except OSError:
+                        pass
+                    raise typer.Exit(0) from None
+                # A disk fault (from Python, the Delta writer or a Rust panic) is one line too.
+                line = disk_fault(exc, kwargs.get("store") or default_store_path())
+                if line is None:
+                    raise
+                typer.echo(f"error: {line}", err=True)
+                raise typer.Exit(1) from None
+            interrupts.remember(committed)
+            if interrupts.signalled():
+                # The Ctrl-C was swallowed on the way and the command ran to its end: say so.
+                typer.echo(interrupts.answer(committed), err=True)
+                raise typer.Exit(130)
+            return result
 
     return wrapper  # type: ignore[return-value]
 
@@ -71,3 +102,182 @@ def echo_json(value: Any) -> None:
 
 def command_line() -> str:
     return "traj " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+
+
+# -- progress ---------------------------------------------------------------------------------
+
+Update = Callable[..., None]
+
+
+def show_progress(json_: bool = False) -> bool:
+    """Progress bars only for a person at a terminal: never in pipes, files or with --json."""
+    return not json_ and sys.stderr.isatty()
+
+
+@contextlib.contextmanager
+def progress(label: str, *, enabled: bool, unit: str = "runs", total: int | None = None) -> Iterator[Update]:
+    """A progress bar on stderr with counts and rate (rich), removed when done; yields
+    ``update(done, total=None, label=None)``. Disabled, it yields a function that does nothing."""
+    if not enabled:
+        yield lambda *a, **k: None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskProgressColumn, TextColumn
+
+    from .progress_columns import RateColumn
+
+    bar = Progress(
+        TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(), MofNCompleteColumn(), RateColumn(unit),
+        console=Console(stderr=True), transient=True,
+    )
+    with bar:
+        task = bar.add_task(label, total=total)
+
+        def update(done: int, total: int | None = None, label: str | None = None) -> None:
+            fields: dict[str, Any] = {"completed": done}
+            if total is not None:
+                fields["total"] = total
+            if label is not None:
+                fields["description"] = label
+            bar.update(task, **fields)
+
+        yield update
+
+
+# -- plain help -------------------------------------------------------------------------------
+
+
+def _metavar(param: Any) -> str:
+    if param.metavar:
+        return str(param.metavar)
+    return (param.name or "value").upper()
+
+
+def _default(param: Any) -> str | None:
+    if not getattr(param, "show_default", False) or getattr(param, "is_flag", False):
+        return None
+    value = param.default
+    if value is None or value == [] or value == () or value is False or callable(value):
+        return None
+    return str(value)
+
+
+def _option_row(param: Any) -> tuple[str, str]:
+    names = ", ".join(list(param.opts) + list(param.secondary_opts))
+    if not getattr(param, "is_flag", False):
+        names += f" {_metavar(param)}" + ("..." if getattr(param, "multiple", False) else "")
+    help_text = " ".join((param.help or "").split())
+    extra = []
+    default = _default(param)
+    if default is not None:
+        extra.append(f"default: {default}")
+    if getattr(param, "multiple", False):
+        extra.append("repeatable")
+    if param.required:
+        extra.append("required")
+    return names, help_text + (f"  [{'; '.join(extra)}]" if extra else "")
+
+
+def _argument_name(param: Any) -> str:
+    name = _metavar(param)
+    if param.nargs != 1:
+        name += "..."
+    return name if param.required else f"[{name}]"
+
+
+def _write_help(cmd: Any, ctx: Any, formatter: Any, commands: list[tuple[str, str]] | None = None) -> None:
+    """Help as plain text: arguments and flags by their names (``FILE...``, ``--store PATH``),
+    no type tags, no boxes: the same on every terminal and in every pipe."""
+    params = cmd.get_params(ctx)
+    arguments = [p for p in params if p.param_type_name == "argument" and not getattr(p, "hidden", False)]
+    options = [p for p in params if p.param_type_name == "option" and not getattr(p, "hidden", False)]
+    pieces = (["[OPTIONS]"] if options else []) + [_argument_name(a) for a in arguments]
+    if commands is not None:
+        pieces.append("COMMAND [ARGS]...")
+    formatter.write_usage(ctx.command_path, " ".join(pieces))
+    if cmd.help:
+        formatter.write_paragraph()
+        with formatter.indentation():
+            formatter.write_text(" ".join(cmd.help.split("\n\n")[0].split()))
+            for para in cmd.help.split("\n\n")[1:]:
+                formatter.write_paragraph()
+                formatter.write_text(" ".join(para.split()))
+    if arguments:
+        with formatter.section("Arguments"):
+            formatter.write_dl([(_argument_name(a).strip("[]"), " ".join((getattr(a, "help", "") or "").split()))
+                                for a in arguments])
+    if options:
+        with formatter.section("Options"):
+            formatter.write_dl([_option_row(o) for o in options])
+    if commands:
+        with formatter.section("Commands"):
+            formatter.write_dl(commands)
+
+
+class PlainCommand(typer.core.TyperCommand):
+    """A command whose --help is plain text (see :func:`_write_help`)."""
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        _write_help(self, ctx, formatter)
+
+
+class PlainGroup(typer.core.TyperGroup):
+    """A command group whose --help is plain text, commands listed in the order they were added."""
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        return list(self.commands)
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        rows = []
+        for name in self.list_commands(ctx):
+            sub = self.get_command(ctx, name)
+            if sub is not None and not sub.hidden:
+                rows.append((name, sub.get_short_help_str(limit=300)))
+        _write_help(self, ctx, formatter, rows)
+
+
+#: Settings every command group is made with: -h as well as --help, plain help, no completion.
+APP_SETTINGS: dict[str, Any] = {
+    "cls": PlainGroup,
+    "context_settings": {"help_option_names": ["-h", "--help"]},
+    "rich_markup_mode": None,
+    "pretty_exceptions_enable": False,
+    "add_completion": False,
+    "no_args_is_help": True,
+}
+
+
+def sub_app(help_text: str) -> typer.Typer:
+    """A command group (``traj suite``, ``traj export``, ``traj import``)."""
+    return typer.Typer(help=help_text, **APP_SETTINGS)
+
+
+def command(app: typer.Typer, fn: Callable[..., Any], name: str | None = None) -> None:
+    """Add ``fn`` to ``app`` as a command with plain help."""
+    app.command(name, cls=PlainCommand)(fn)
+
+
+def version() -> str:
+    """The installed traj's version."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as package_version
+
+    try:
+        return package_version("traj")
+    except PackageNotFoundError:  # a source tree that was not installed
+        return "unknown"
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        typer.echo(f"traj {version()}")
+        raise typer.Exit()
+
+
+def root(
+    version_: Annotated[
+        bool | None,
+        typer.Option("--version", callback=_show_version, is_eager=True, help="Print the version and exit."),
+    ] = None,
+) -> None:
+    """Event-sourced trajectory store and replay judge for AI-agent evaluations."""

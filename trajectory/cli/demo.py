@@ -8,17 +8,20 @@ import typer
 
 from trajectory.demo import run_demo
 
-from .common import StoreOpt, handle_errors, open_store
+from .common import JsonOpt, StoreOpt, command, echo_json, handle_errors, open_store
 
 
 @handle_errors
 def demo(
     store: StoreOpt = None,
-    suite: Annotated[list[str] | None, typer.Option("--suite", help="Only these bundled suites.")] = None,
+    suite: Annotated[list[str] | None, typer.Option("--suite", help="Only this bundled suite.", metavar="SUITE")] = None,
+    json_: JsonOpt = False,
 ) -> None:
     """Record sample runs, judge them with a broken rule and with the bundled suites, diff, query."""
-    run_demo(open_store(store), suite, out=typer.echo)
+    done = run_demo(open_store(store, create=True), suite, out=(lambda *_: None) if json_ else typer.echo)
+    if json_:
+        echo_json(done)
 
 
 def register(app: typer.Typer) -> None:
-    app.command()(demo)
+    command(app, demo)

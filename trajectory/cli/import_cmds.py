@@ -10,7 +10,9 @@ import importlib
 
 import typer
 
-import_app = typer.Typer(help="Import runs recorded by other harnesses.", no_args_is_help=True)
+from .common import sub_app
+
+import_app = sub_app("Import runs recorded by other harnesses.")
 
 # Modules that add a command to `import_app` through their `register(import_app)`.
 IMPORTERS: list[str] = [

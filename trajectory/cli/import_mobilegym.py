@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -24,7 +25,9 @@ from trajectory.ingest import IngestReport, ingest_events, parse
 from trajectory.judging import PassResult, SuiteResolver, new_pass_id, passes, verdict_row, write_pass
 from trajectory.store import Store, now_utc
 
-from .common import JsonOpt, StoreOpt, command_line, echo_json, handle_errors, open_store
+from .common import (
+    JsonOpt, StoreOpt, command, command_line, echo_json, handle_errors, open_store, progress, show_progress,
+)
 
 MAX_ERRORS = 20
 
@@ -89,7 +92,8 @@ def _imported_before(store: Store, batch: str) -> str | None:
 
 
 def import_mobilegym(
-    store: Store, folder: str | Path, *, batch: str | None = None, by: str | None = None, command: str | None = None
+    store: Store, folder: str | Path, *, batch: str | None = None, by: str | None = None, command: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> tuple[IngestReport, PassResult | None, str | None]:
     """Ingest a run folder (all of it or nothing) and record its verdicts as an imported pass.
 
@@ -109,7 +113,9 @@ def import_mobilegym(
     lines: list[bytes] = []
     verdicts: list[tuple[str, Any]] = []
     at = start
-    for ep in episodes:
+    for i, ep in enumerate(episodes):
+        if progress is not None:
+            progress(i, len(episodes))
         rid = mg.run_id(batch, ep.task_id, ep.trial)
         if rid in seen:
             raise SchemaError(f"{folder / 'results.jsonl'}:{ep.line}: episode {ep.task_id} trial {ep.trial} "
@@ -151,7 +157,9 @@ def mobilegym(
     store: StoreOpt = None,
 ) -> None:
     """Import a MobileGym run folder; its recorded verdicts become an `imported` pass."""
-    report, result, earlier = import_mobilegym(open_store(store), run_dir, batch=batch, command=command_line())
+    s = open_store(store, create=True)
+    with progress(f"importing {run_dir}", enabled=show_progress(json_), unit="episodes") as update:
+        report, result, earlier = import_mobilegym(s, run_dir, batch=batch, command=command_line(), progress=update)
     counts = dict(result.counts) if result else {}
     if json_:
         echo_json({"source": run_dir, "runs": report.runs, "events": report.events, "new": report.new,
@@ -169,4 +177,4 @@ def mobilegym(
 
 
 def register(import_app: typer.Typer) -> None:
-    import_app.command("mobilegym")(mobilegym)
+    command(import_app, mobilegym, "mobilegym")

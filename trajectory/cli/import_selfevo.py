@@ -21,6 +21,7 @@ import datetime as _dt
 import json
 import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -33,7 +34,7 @@ from trajectory.events import Event, RunFinished
 from trajectory.ingest import IngestReport, ingest_events, parsed_from_events, stored_event
 from trajectory.store import Store
 
-from .common import JsonOpt, StoreOpt, echo_json, handle_errors, open_store
+from .common import JsonOpt, StoreOpt, command, echo_json, handle_errors, open_store, progress, show_progress
 
 # The schema carries no times; runs start here unless --at says otherwise.
 DEFAULT_START = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
@@ -46,12 +47,18 @@ def default_batch(path: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", Path(path).stem) or "selfevo"
 
 
-def parse_lines(data: bytes, source: str) -> list[tuple[int, Trajectory]]:
-    """The trajectories of a file with their 1-based line numbers; every bad line is reported."""
+def parse_lines(
+    data: bytes, source: str, progress: Callable[[int, int], None] | None = None
+) -> list[tuple[int, Trajectory]]:
+    """The trajectories of a file with their 1-based line numbers; every bad line is reported.
+    ``progress(lines done, lines)`` is told as the lines are read."""
     out: list[tuple[int, Trajectory]] = []
     problems: list[str] = []
     seen: dict[tuple[str, str, bool], int] = {}
-    for n, raw in enumerate(data.split(b"\n"), start=1):
+    lines = data.split(b"\n")
+    for n, raw in enumerate(lines, start=1):
+        if progress is not None and n % 200 == 0:
+            progress(n, len(lines))
         if not raw.strip():
             continue
         where = f"{source}:{n}"
@@ -91,9 +98,10 @@ def import_selfevo(
     batch: str,
     start: _dt.datetime = DEFAULT_START,
     model: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> IngestReport:
     """Import one file's trajectories; all of them or none."""
-    trajectories = parse_lines(data, source)
+    trajectories = parse_lines(data, source, progress)
     events: list[Event] = []
     lines: list[int] = []
     for line, traj in trajectories:
@@ -173,15 +181,16 @@ def selfevo(
         except OSError as exc:
             raise SchemaError(f"{file}: cannot read: {exc.strerror or exc}") from None
         source = file
-    report = import_selfevo(
-        open_store(store), data, source, batch=batch or default_batch(file), start=_parse_at(at), model=model
-    )
+    s = open_store(store, create=True)
+    with progress(f"importing {source}", enabled=show_progress(json_), unit="lines") as update:
+        report = import_selfevo(
+            s, data, source, batch=batch or default_batch(file), start=_parse_at(at), model=model, progress=update
+        )
     if json_:
-        echo_json({"source": source, "runs": report.runs, "events": report.events,
-                   "new": report.new, "present": report.present})
+        echo_json(dataclasses.asdict(report))
     else:
         typer.echo(report.line())
 
 
 def register(import_app: typer.Typer) -> None:
-    import_app.command("selfevo")(selfevo)
+    command(import_app, selfevo, "selfevo")

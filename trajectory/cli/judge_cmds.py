@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import sys
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -15,52 +14,87 @@ from trajectory.judging import (
     passes,
     render_diff,
 )
+from trajectory.judging.passes import PassResult
 from trajectory.query import format_table
+from trajectory.text import plural
 from trajectory.termsafe import term_safe
 
-from .common import JsonOpt, StoreOpt, command_line, echo_json, handle_errors, open_store
+from .common import (
+    JsonOpt, StoreOpt, command, command_line, echo_json, handle_errors, open_store, progress, show_progress,
+)
 
 
-def _progress_line():  # noqa: ANN202
-    """Progress on a terminal only: pipes and files get the summary line alone."""
+def verdict_json(row: dict[str, Any]) -> dict[str, Any]:
+    """One verdict of a pass as ``traj judge --json`` prints it (docs/cli.md)."""
+    from trajectory.verdicts import decode_row
 
-    def show(done: int, total: int) -> None:
-        typer.echo(f"\rjudged {done:,}/{total:,} runs", err=True, nl=False)
+    v = decode_row(row)
+    return {k: v[k] for k in ("run_id", "suite", "task", "batch", "outcome", "score", "reason", "judge_version",
+                              "checks")}
 
-    return show
+
+def judge_json(result: PassResult, flips: Any = None) -> dict[str, Any]:
+    out = {
+        "pass_id": result.pass_id if result.rows else None,
+        "written": result.written,
+        "dry_run": result.dry_run,
+        "runs": len(result.rows),
+        "open_runs": result.open_runs,
+        "counts": {k: result.counts.get(k, 0) for k in ("pass", "fail", "error", "skipped", "na")},
+        "top_reasons": result.top_reasons(),
+        "verdicts": [verdict_json(r) for r in result.rows],
+    }
+    if flips is not None:
+        out["flips"] = flips.to_json()
+    return out
+
+
+def reason_lines(result: PassResult) -> list[str]:
+    """What to look at after a pass: the most common error and fail reasons."""
+    top = result.top_reasons()
+    if not top:
+        return []
+    lines = ["most common reasons:"]
+    for t in top:
+        lines.append(f"  {t['count']:>4} {t['outcome']:<5}  {t['reason']}  (e.g. traj show {t['example_run']})")
+    return lines
 
 
 @handle_errors
 def judge(
-    suite: Annotated[str | None, typer.Option(help="Only runs of this suite.")] = None,
-    run: Annotated[list[str] | None, typer.Option("--run", help="Only this run (repeatable).")] = None,
-    where: Annotated[str | None, typer.Option(help="SQL condition on the runs view.")] = None,
-    batch: Annotated[str | None, typer.Option(help="Only runs of this batch.")] = None,
+    suite: Annotated[str | None, typer.Option(help="Only runs of this suite.", metavar="SUITE")] = None,
+    run: Annotated[list[str] | None, typer.Option("--run", help="Only this run.", metavar="RUN")] = None,
+    where: Annotated[str | None, typer.Option(help="SQL condition on the runs view.", metavar="SQL")] = None,
+    batch: Annotated[str | None, typer.Option(help="Only runs of this batch.", metavar="BATCH")] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Judge and show the diff; write nothing.")] = False,
     llm: Annotated[
         bool, typer.Option("--llm", help="First ask the LLM judge the prompts not yet answered, and record them.")
     ] = False,
     llm_base_url: Annotated[
-        str | None, typer.Option(help="Chat-completions base URL (else $TRAJ_LLM_BASE_URL, $OPENAI_BASE_URL).")
+        str | None,
+        typer.Option(help="Chat-completions base URL (else $TRAJ_LLM_BASE_URL, $OPENAI_BASE_URL).", metavar="URL"),
     ] = None,
     llm_key: Annotated[
-        str | None, typer.Option(help="API key (else $TRAJ_LLM_API_KEY, $OPENAI_API_KEY).", show_default=False)
+        str | None,
+        typer.Option(help="API key (else $TRAJ_LLM_API_KEY, $OPENAI_API_KEY).", show_default=False, metavar="KEY"),
     ] = None,
-    llm_model: Annotated[str | None, typer.Option(help="Judge model (else $TRAJ_LLM_MODEL).")] = None,
+    llm_model: Annotated[str | None, typer.Option(help="Judge model (else $TRAJ_LLM_MODEL).", metavar="MODEL")] = None,
     llm_deadline: Annotated[
-        float | None, typer.Option(help="Seconds one prompt may take, all tries included [default: 180].")
+        float | None, typer.Option(help="Seconds one prompt may take, all tries included [default: 180].", metavar="SECONDS")
     ] = None,
     llm_pass_deadline: Annotated[
-        float | None, typer.Option(help="Seconds all prompts of this pass may take [default: 1800].")
+        float | None, typer.Option(help="Seconds all prompts of this pass may take [default: 1800].", metavar="SECONDS")
     ] = None,
-    llm_max_reply: Annotated[int | None, typer.Option(help="Largest reply accepted, in bytes [default: 1048576].")] = None,
-    llm_retries: Annotated[int | None, typer.Option(help="Retries per prompt [default: 3].")] = None,
+    llm_max_reply: Annotated[int | None, typer.Option(help="Largest reply accepted, in bytes [default: 1048576].", metavar="BYTES")] = None,
+    llm_retries: Annotated[int | None, typer.Option(help="Retries per prompt [default: 3].", metavar="N")] = None,
     llm_retry_budget: Annotated[
-        int | None, typer.Option(help="Retries all prompts of this pass may spend [default: 20].")
+        int | None, typer.Option(help="Retries all prompts of this pass may spend [default: 20].", metavar="N")
     ] = None,
-    workers: Annotated[int, typer.Option(help="Judge on this many processes (same verdicts either way).")] = 1,
+    workers: Annotated[int, typer.Option(help="Judge on this many processes (same verdicts either way).", metavar="N")] = 1,
     timeout: Annotated[
-        float, typer.Option(help="Per-run time budget in seconds; a judge past it gives an error verdict (0: none).")
+        float,
+        typer.Option(help="Per-run time budget in seconds; a judge past it gives an error verdict (0: none).",
+                     metavar="SECONDS"),
     ] = 60.0,
     json_: JsonOpt = False,
     store: StoreOpt = None,
@@ -86,38 +120,40 @@ def judge(
         config = resolve_config(llm_base_url, llm_key, llm_model, **limits)
         report = ask_and_record(s, resolver, config, suite=suite, run_ids=run, where=where, batch=batch)
         typer.echo(report.line(), err=json_)
-    result = judge_runs(
-        s,
-        resolver,
-        suite=suite,
-        run_ids=run,
-        where=where,
-        batch=batch,
-        dry_run=dry_run,
-        command=command_line(),
-        workers=max(1, workers),
-        timeout=timeout or None,
-        progress=_progress_line() if sys.stderr.isatty() else None,
-    )
-    if sys.stderr.isatty():
-        typer.echo("\r\033[K", err=True, nl=False)
+    with progress("judging", enabled=show_progress(json_), unit="runs") as update:
+        result = judge_runs(
+            s,
+            resolver,
+            suite=suite,
+            run_ids=run,
+            where=where,
+            batch=batch,
+            dry_run=dry_run,
+            command=command_line(),
+            workers=max(1, workers),
+            timeout=timeout or None,
+            progress=update,
+        )
+    flips = dry_run_diff(s, result) if dry_run else None
     if json_:
-        echo_json({"pass_id": result.pass_id, "written": result.written, "open_runs": result.open_runs,
-                   "counts": dict(result.counts), "verdicts": result.rows if dry_run else None})
+        echo_json(judge_json(result, flips))
         return
     typer.echo(result.summary())
-    if dry_run:
-        typer.echo(term_safe(render_diff(dry_run_diff(s, result))))
+    for line in reason_lines(result):
+        typer.echo(term_safe(line))  # stored reasons: control sequences shown, not obeyed
+    if flips is not None:
+        typer.echo(term_safe(render_diff(flips)))
 
 
 @handle_errors
 def diff(
-    pass_a: Annotated[str | None, typer.Argument(help="Earlier pass (default: see below).")] = None,
-    pass_b: Annotated[str | None, typer.Argument(help="Later pass.")] = None,
+    pass_a: Annotated[str | None, typer.Argument(help="Earlier pass (default: see above).", metavar="PASS_A")] = None,
+    pass_b: Annotated[str | None, typer.Argument(help="Later pass.", metavar="PASS_B")] = None,
     json_: JsonOpt = False,
     store: StoreOpt = None,
 ) -> None:
-    """Verdict flips between two passes (default: the latest two over the same runs)."""
+    """Verdict flips with their evidence. With no passes given: what the last pass changed,
+    against each run's verdict before it (so passes may cover different runs)."""
     s = open_store(store)
     d = diff_passes(s, pass_a, pass_b)
     if json_:
@@ -134,10 +170,15 @@ def passes_cmd(json_: JsonOpt = False, store: StoreOpt = None) -> None:
     rows = passes(open_store(store))
     cols = ["pass_id", "kind", "started_at", "runs", "by", "command"]
     table = pa.Table.from_pylist([{c: r[c] for c in cols} for r in rows]) if rows else pa.table({c: [] for c in cols})
-    typer.echo(format_table(table, "jsonl" if json_ else "table"))
+    if json_:
+        for r in rows:
+            echo_json({c: r[c] for c in cols + ["finished_at", "note"]})
+        return
+    typer.echo(format_table(table).rsplit("\n", 1)[0])
+    typer.echo(f"({plural(len(rows), 'pass', 'passes')})")
 
 
 def register(app: typer.Typer) -> None:
-    app.command()(judge)
-    app.command()(diff)
-    app.command("passes")(passes_cmd)
+    command(app, judge)
+    command(app, diff)
+    command(app, passes_cmd, "passes")

@@ -1,20 +1,17 @@
-"""The ``traj`` command. Each command group lives in its own module and registers itself here."""
+"""The ``traj`` command. Each command group lives in its own module and registers itself here.
+
+This module imports nothing heavy at the top: :func:`main` handles Ctrl-C from its first line,
+and only then loads typer and the commands (which load DuckDB, Arrow, Delta). ``app`` is built
+on first use (``from trajectory.cli.main import app`` works as before).
+"""
 
 from __future__ import annotations
 
-import importlib
+import sys
+from typing import Any
 
-import typer
-
-app = typer.Typer(
-    name="traj",
-    help="Event-sourced trajectory store and replay judge for AI-agent evaluations.",
-    no_args_is_help=True,
-    pretty_exceptions_enable=False,
-    add_completion=False,
-)
-
-# Modules that add commands to `app` through their `register(app)` function.
+# Modules that add commands to `app` through their `register(app)` function, in the order
+# `traj --help` lists them.
 COMMAND_MODULES = [
     "trajectory.cli.store_cmds",
     "trajectory.cli.judge_cmds",
@@ -26,12 +23,89 @@ COMMAND_MODULES = [
     "trajectory.cli.view_cmd",
 ]
 
-for _name in COMMAND_MODULES:
-    importlib.import_module(_name).register(app)
+_APP: list[Any] = []
+
+
+def build_app() -> Any:
+    """The typer application with every command registered (built once per process)."""
+    if _APP:
+        return _APP[0]
+    import importlib
+
+    import typer
+
+    from .common import APP_SETTINGS, root
+
+    app = typer.Typer(name="traj", **APP_SETTINGS)
+    app.callback()(root)
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(app)
+    _APP.append(app)
+    return app
+
+
+def __getattr__(name: str) -> Any:
+    if name == "app":
+        return build_app()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _load() -> Any:
+    """Everything a command needs loaded before it runs: the commands, typer's click commands
+    (typer evaluates the functions' annotations here), and the C extensions commands import
+    lazily. Done with Ctrl-C held (see main)."""
+    import sys as _sys
+
+    import deltalake  # noqa: F401 - every command that reads a table opens it with delta-rs
+    import typer.main
+
+    if _sys.stderr.isatty():
+        import rich.progress  # noqa: F401 - the progress bars
+    return typer.main.get_command(build_app())
 
 
 def main() -> None:
-    app()
+    """Entry point. Ctrl-C anywhere — while loading, parsing or running a command — ends in one
+    line and exit status 130; commands say what they committed (see cli/common.py).
+
+    Loading runs with Ctrl-C held: a KeyboardInterrupt raised inside a C extension's
+    initialisation or inside code that typer evaluates can abort the interpreter, or leave it to
+    die of the signal after it was handled. After an interrupt the process ends with os._exit
+    once its output is flushed: everything that matters was cleaned up on the way out (workers
+    stopped, temporary files removed, commits whole), and the interpreter's own shutdown is
+    where a late Ctrl-C does that kind of damage.
+    """
+    import os
+    import signal
+
+    from trajectory import interrupts
+
+    interrupts.install()
+    code: Any = 0
+    try:
+        try:
+            with interrupts.deferred():
+                command = _load()
+            command()
+        except KeyboardInterrupt:
+            code = 130
+        except SystemExit as exc:
+            code = exc.code
+        if interrupts.signalled() and not interrupts.answered():
+            # Ctrl-C while loading or after the command's own handler was done.
+            print(interrupts.answer(interrupts.last()), file=sys.stderr)
+    except KeyboardInterrupt:
+        code = 130
+    if interrupts.signalled():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        os._exit(130)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    sys.exit(code)
 
 
 if __name__ == "__main__":

@@ -16,11 +16,12 @@ from typing import Annotated, Any
 import pyarrow as pa
 import typer
 
+from trajectory import interrupts
 from trajectory.errors import NotFound, TrajError
 from trajectory.judging import current_rows, load_state
 from trajectory.store import OVERRIDES_SCHEMA, Store, now_utc
 
-from .common import StoreOpt, echo_json, handle_errors, open_store
+from .common import StoreOpt, command, echo_json, handle_errors, open_store
 
 TO_OUTCOMES = ("pass", "fail")
 _CATEGORY_RE = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -103,17 +104,23 @@ def record_override(
         "auto_outcome": None if current is None else current["outcome"],
         "auto_pass_id": None if current is None else current["pass_id"],
     }
-    store.append("overrides", pa.Table.from_pylist([row], schema=OVERRIDES_SCHEMA))
+    with interrupts.deferred():
+        store.append("overrides", pa.Table.from_pylist([row], schema=OVERRIDES_SCHEMA))
+        interrupts.note(f"override {row['override_id']}")
     return row
 
 
 @handle_errors
 def override(
-    run: Annotated[str, typer.Argument(help="The run to re-judge.")],
-    to: Annotated[str, typer.Option("--to", help="The human verdict: pass or fail.")],
-    evidence: Annotated[str, typer.Option("--evidence", help="Text quoted verbatim from the run's screens or answer.")],
-    by: Annotated[str | None, typer.Option("--by", help="Who re-judges (default: $TRAJ_USER).")] = None,
-    category: Annotated[str | None, typer.Option("--category", help="Failure category: perception, route, ...")] = None,
+    run: Annotated[str, typer.Argument(help="The run to re-judge.", metavar="RUN")],
+    to: Annotated[str, typer.Option("--to", help="The human verdict: pass or fail.", metavar="OUTCOME")],
+    evidence: Annotated[
+        str, typer.Option("--evidence", help="Text quoted verbatim from the run's screens or answer.", metavar="TEXT")
+    ],
+    by: Annotated[str | None, typer.Option("--by", help="Who re-judges (default: $TRAJ_USER).", metavar="NAME")] = None,
+    category: Annotated[
+        str | None, typer.Option("--category", help="Failure category: perception, route, ...", metavar="WORD")
+    ] = None,
     json_: Annotated[bool, typer.Option("--json", help="Print the recorded row as JSON.")] = False,
     store: StoreOpt = None,
 ) -> None:
@@ -131,4 +138,4 @@ def override(
 
 
 def register(app: typer.Typer) -> None:
-    app.command()(override)
+    command(app, override)

@@ -3,162 +3,247 @@ migrate, status. Each parses its options and calls a plain function of the libra
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import os
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
-from replay import view
 from trajectory import events as ev
+from trajectory import interrupts
 from trajectory.export import export_events
 from trajectory.ingest import DEFAULT_LIMITS, Limits, ingest_files
 from trajectory.judging import SuiteResolver
 from trajectory.query import format_table
 from trajectory.query_limits import MAX_ROWS, MEMORY, TIMEOUT, QueryLimits, human_size
 from trajectory.recorder import recover
-from trajectory.show import list_runs, run_query, status as store_status, timeline
+from trajectory.show import list_runs, run_query, show_json, status as store_status, timeline
 from trajectory.store import migrate as migrate_store
 from trajectory.termsafe import term_safe
+from trajectory.text import plural
 
-from .common import JsonOpt, StoreOpt, echo_json, handle_errors, open_store
+from .common import (
+    JsonOpt, StoreOpt, command, echo_json, handle_errors, open_store, progress, show_progress, sub_app,
+)
 
 SplitOpt = Annotated[
     str,
-    typer.Option("--split", help="Pool to show: tune (default) or holdout (the look is recorded)."),
+    typer.Option("--split", help="Pool to show: tune (default) or holdout (the look is recorded).", metavar="POOL"),
 ]
+#: Rows `traj runs` shows in a table unless --limit says otherwise.
+RUNS_PAGE = 50
 
-export_app = typer.Typer(help="Write stored data out.", no_args_is_help=True)
+export_app = sub_app("Write stored data out.")
 
 
 @handle_errors
 def ingest(
-    files: Annotated[list[str], typer.Argument(help="JSON Lines files, or - for standard input.")],
+    files: Annotated[list[str], typer.Argument(help="JSON Lines files, or - for standard input.", metavar="FILE")],
     store: StoreOpt = None,
-    max_line_bytes: Annotated[int, typer.Option(min=1, help="Longest accepted line.")] = DEFAULT_LIMITS.max_line_bytes,
-    max_depth: Annotated[int, typer.Option(min=1, help="Deepest accepted JSON nesting.")] = DEFAULT_LIMITS.max_depth,
-    max_events_per_run: Annotated[int, typer.Option(min=1, help="Most events accepted in one run.")] = DEFAULT_LIMITS.max_events_per_run,
+    max_line_bytes: Annotated[int, typer.Option(min=1, help="Longest accepted line.", metavar="N")] = DEFAULT_LIMITS.max_line_bytes,
+    max_depth: Annotated[int, typer.Option(min=1, help="Deepest accepted JSON nesting.", metavar="N")] = DEFAULT_LIMITS.max_depth,
+    max_events_per_run: Annotated[int, typer.Option(min=1, help="Most events accepted in one run.", metavar="N")] = DEFAULT_LIMITS.max_events_per_run,
     trust_judgements: Annotated[
         bool,
         typer.Option(help="Let the LLM judgement runs in these files count (e.g. exported from a store you trust)."),
     ] = False,
+    json_: JsonOpt = False,
 ) -> None:
     """Append events; each file is one batch, written entirely or not at all."""
-    s = open_store(store)
+    s = open_store(store, create=True)
     limits = Limits(max_line_bytes, max_depth, max_events_per_run)
     total = [0, 0, 0, 0]
     failed = False
-    results = ingest_files(s, files, limits, split_of=SuiteResolver(s).split_of, trust_judgements=trust_judgements)
-    for name, result in results:
-        if isinstance(result, Exception):
-            typer.echo(f"error: {result}", err=True)
-            typer.echo(f"{name}: refused, nothing written", err=True)
-            failed = True
-            continue
-        typer.echo(result.line())
-        if result.trusted is not None:
-            typer.echo(f"{result.source}: {result.trusted} judgement runs newly trusted")
-        for i, v in enumerate((result.runs, result.events, result.new, result.present)):
-            total[i] += v
-    if len(files) > 1:
-        typer.echo(f"total: {total[0]} runs, {total[1]} events read: {total[2]} new, {total[3]} already present")
+    out: list[dict[str, Any]] = []
+    with progress("reading", enabled=show_progress(json_), unit="lines") as update:
+        results = ingest_files(s, files, limits, split_of=SuiteResolver(s).split_of, trust_judgements=trust_judgements,
+                               progress=lambda name, done, size: update(done, size, f"reading {name}"))
+        for name, result in results:
+            if isinstance(result, Exception):
+                typer.echo(f"error: {result}", err=True)
+                typer.echo(f"{name}: refused, nothing written", err=True)
+                out.append({"source": name, "refused": str(result)})
+                failed = True
+                continue
+            out.append(dataclasses.asdict(result))
+            if not json_:
+                typer.echo(result.line())
+                if result.trusted is not None:
+                    typer.echo(f"{result.source}: {plural(result.trusted, 'judgement run')} newly trusted")
+            for i, v in enumerate((result.runs, result.events, result.new, result.present)):
+                total[i] += v
+    if json_:
+        for row in out:
+            echo_json(row)
+    elif len(files) > 1:
+        typer.echo(f"total: {plural(total[0], 'run')}, {plural(total[1], 'event')} read: "
+                   f"{total[2]} new, {total[3]} already present")
     if failed:
         raise typer.Exit(1)
 
 
 @handle_errors
 def export(
-    run: Annotated[list[str] | None, typer.Option("--run", help="Only this run (repeatable).")] = None,
-    suite: Annotated[str | None, typer.Option(help="Only runs of this suite.")] = None,
-    batch: Annotated[str | None, typer.Option(help="Only runs of this batch.")] = None,
-    out: Annotated[Path | None, typer.Option("--out", help="File to write (default: stdout).")] = None,
-    version: Annotated[int | None, typer.Option(help="Read the events table as of this version.")] = None,
+    run: Annotated[list[str] | None, typer.Option("--run", help="Only this run.", metavar="RUN")] = None,
+    suite: Annotated[str | None, typer.Option(help="Only runs of this suite.", metavar="SUITE")] = None,
+    batch: Annotated[str | None, typer.Option(help="Only runs of this batch.", metavar="BATCH")] = None,
+    out: Annotated[Path | None, typer.Option("--out", help="File to write (default: stdout).", metavar="FILE")] = None,
+    version: Annotated[int | None, typer.Option(help="Read the events table as of this version.", metavar="N")] = None,
+    json_: Annotated[bool, typer.Option("--json", help="With --out: print what was written as JSON.")] = False,
     store: StoreOpt = None,
 ) -> None:
-    """Write events as the spec's JSON Lines; ingesting them elsewhere reproduces them."""
+    """Write events as JSON Lines (docs/events.md); ingesting them elsewhere reproduces them."""
     s = open_store(store)
-    sink = open(out, "wb") if out else sys.stdout.buffer  # noqa: SIM115
+    if out is None:
+        export_events(s, sys.stdout.buffer, run_ids=run, suite=suite, batch=batch, version=version)
+        sys.stdout.buffer.flush()
+        return
+    # Written beside the target and renamed into place: an interrupted export leaves no
+    # half-written file.
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
     try:
-        n = export_events(s, sink, run_ids=run, suite=suite, batch=batch, version=version)
+        with open(tmp, "wb") as sink:
+            n = export_events(s, sink, run_ids=run, suite=suite, batch=batch, version=version)
+        with interrupts.deferred():
+            os.replace(tmp, out)
+            interrupts.note(f"{out}")
     finally:
-        if out:
-            sink.close()
-        else:
-            sink.flush()
-    if out:
-        typer.echo(f"wrote {n} events to {out}")
+        tmp.unlink(missing_ok=True)
+    if json_:
+        echo_json({"out": str(out), "events": n})
+    else:
+        typer.echo(f"wrote {plural(n, 'event')} to {out}")
 
 
 @handle_errors
-def schema() -> None:
+def schema(json_: Annotated[bool, typer.Option("--json", help="Accepted for uniformity: the schema is JSON.")] = False) -> None:
     """Print the JSON Schema of one event line (docs/events.md says it for people)."""
-    typer.echo(json.dumps(ev.json_schema(), ensure_ascii=False, indent=2))
+    typer.echo(json.dumps(ev.json_schema(), ensure_ascii=False, indent=None if json_ else 2))
 
 
 @handle_errors
 def query(
-    sql: Annotated[str, typer.Argument(help="One SELECT over events, runs, verdicts, verdict_history, passes, overrides.")],
-    format: Annotated[str, typer.Option("--format", help="table, csv, json or jsonl.")] = "table",
+    sql: Annotated[str, typer.Argument(help="One SELECT over events, runs, verdicts, verdict_history, passes, overrides.", metavar="SQL")],
+    format: Annotated[str, typer.Option("--format", help="table, csv, json or jsonl.", metavar="FORMAT")] = "table",
     split: SplitOpt = "tune",
-    version: Annotated[int | None, typer.Option(help="Read the events table as of this version.")] = None,
+    version: Annotated[int | None, typer.Option(help="Read the events table as of this version.", metavar="N")] = None,
     timeout: Annotated[
-        float, typer.Option(help=f"Stop the query after this many seconds (at most {TIMEOUT.high:g}).")
+        float, typer.Option(help=f"Stop the query after this many seconds (at most {TIMEOUT.high:g}).", metavar="SECONDS")
     ] = TIMEOUT.default,
     max_rows: Annotated[
-        int, typer.Option(help=f"Refuse a result with more rows (at most {int(MAX_ROWS.high):,}).")
+        int, typer.Option(help=f"Refuse a result with more rows (at most {int(MAX_ROWS.high):,}).", metavar="N")
     ] = int(MAX_ROWS.default),
     max_memory: Annotated[
-        str, typer.Option(help=f"Memory the query may use, e.g. 512MiB (at most {human_size(MEMORY.high)}).")
+        str, typer.Option(help=f"Memory the query may use, e.g. 512MiB (at most {human_size(MEMORY.high)}).",
+                          metavar="SIZE")
     ] = human_size(MEMORY.default).replace(" ", ""),
+    json_: Annotated[bool, typer.Option("--json", help="JSON Lines, one object per row (same as --format jsonl).")] = False,
     store: StoreOpt = None,
 ) -> None:
     """Answer SQL over the store, read-only and sandboxed, within time, row and memory limits."""
     limits = QueryLimits.checked(timeout, max_rows, max_memory)
     table = run_query(open_store(store), sql, split=split, version=version, limits=limits)
+    format = "jsonl" if json_ else format
     text = format_table(table, format)
     typer.echo(term_safe(text) if format == "csv" and sys.stdout.isatty() else text)
 
 
+def _runs_table(rows: list[dict[str, Any]]) -> Any:
+    import pyarrow as pa
+
+    shown = []
+    for r in rows:
+        verdict = r["verdict"]
+        if verdict is not None and r["decided_by"] == "human":
+            verdict += " (human)"
+        shown.append({
+            "run_id": r["run_id"],
+            "started": r["started_at"].strftime("%Y-%m-%d %H:%M") if r["started_at"] else None,
+            "suite": r["suite"], "task": r["task"], "batch": r["batch"], "agent": r["agent"], "mode": r["mode"],
+            "outcome": r["outcome"], "steps": r["steps"], "tokens": r["tokens"], "verdict": verdict,
+            "reason": r["reason"] if r["verdict"] != "pass" or r["decided_by"] == "human" else None,
+        })
+    names = ["run_id", "started", "suite", "task", "batch", "agent", "mode", "outcome", "steps", "tokens",
+             "verdict", "reason"]
+    return pa.Table.from_pylist(shown) if shown else pa.table({n: [] for n in names})
+
+
 @handle_errors
 def runs(
-    suite: Annotated[str | None, typer.Option(help="Only this suite.")] = None,
-    batch: Annotated[str | None, typer.Option(help="Only this batch.")] = None,
+    suite: Annotated[str | None, typer.Option(help="Only this suite.", metavar="SUITE")] = None,
+    batch: Annotated[str | None, typer.Option(help="Only this batch.", metavar="BATCH")] = None,
     split: SplitOpt = "tune",
+    limit: Annotated[
+        int | None,
+        typer.Option(help=f"Show at most N runs, the latest first (default {RUNS_PAGE} in a table, all with "
+                          "--json; 0: all).", metavar="N", show_default=False),
+    ] = None,
     json_: JsonOpt = False,
     store: StoreOpt = None,
 ) -> None:
-    """List runs, one line each."""
-    table = list_runs(open_store(store), suite=suite, batch=batch, split=split)
-    typer.echo(format_table(table, "jsonl" if json_ else "table"))
+    """List runs, the latest first, with their current verdicts and why."""
+    n = (None if json_ else RUNS_PAGE) if limit is None else (limit or None)
+    table, total = list_runs(open_store(store), suite=suite, batch=batch, split=split, limit=n)
+    if json_:
+        for row in table.to_pylist():
+            echo_json(row)
+        return
+    typer.echo(format_table(_runs_table(table.to_pylist())).rsplit("\n", 1)[0])
+    more = total - table.num_rows
+    if more > 0:
+        typer.echo(f"({table.num_rows} of {plural(total, 'run')}; {more} more; use --limit {total} to see all)")
+    else:
+        typer.echo(f"({plural(total, 'run')})")
 
 
 @handle_errors
 def show(
-    run_id: Annotated[str, typer.Argument(help="The run.")],
-    at: Annotated[int | None, typer.Option("--at", help="Replay events 0..SEQ only.")] = None,
+    run_id: Annotated[str, typer.Argument(help="The run.", metavar="RUN")],
+    at: Annotated[int | None, typer.Option("--at", help="Replay events 0..SEQ only.", metavar="SEQ")] = None,
+    split: SplitOpt = "tune",
     json_: JsonOpt = False,
     store: StoreOpt = None,
 ) -> None:
-    """A run's timeline and its replayed state at a step."""
-    state, lines = timeline(open_store(store), run_id, at)
+    """A run's timeline, its replayed state at a step, and its verdict with every check."""
+    s = open_store(store)
     if json_:
-        echo_json(view(state))
+        echo_json(show_json(s, run_id, at, split))
         return
+    _, lines = timeline(s, run_id, at, split)
     typer.echo(term_safe("\n".join(lines)))  # stored text: control sequences shown, not obeyed
 
 
 @handle_errors
-def compact(store: StoreOpt = None) -> None:
+def compact(json_: JsonOpt = False, store: StoreOpt = None) -> None:
     """Merge small files into large ones; every query returns the same rows after."""
-    for r in open_store(store).compact_all():
-        typer.echo(f"{r['table']}: {r['files_before']} files -> {r['files_after']}")
+    s = open_store(store)
+    with progress("compacting", enabled=show_progress(json_), unit="tables") as update:
+        results = s.compact_all(progress=update)
+    for r in results:
+        if json_:
+            echo_json({k: r.get(k) for k in ("table", "files_before", "files_after", "version")})
+        else:
+            typer.echo(f"{r['table']}: {plural(r['files_before'], 'file')} -> {r['files_after']}")
 
 
 @handle_errors
-def recover_(store: StoreOpt = None) -> None:
+def recover_(json_: JsonOpt = False, store: StoreOpt = None) -> None:
     """Seal the journals of recorders that died; live recorders are left alone."""
     results = recover(open_store(store))
+    if json_:
+        for path, report in results:
+            row: dict[str, Any] = {"journal": path.name, "sealed": report is not None}
+            if report is not None:
+                row |= {"new": report.new, "present": report.present, "rejected": report.rejected,
+                        "kept_at": str(report.kept_at) if report.kept_at is not None else None}
+            echo_json(row)
+        if any(r is not None and r.rejected is not None for _, r in results):
+            raise typer.Exit(1)
+        return
     if not results:
         typer.echo("no journals to recover")
     rejected = 0
@@ -168,36 +253,45 @@ def recover_(store: StoreOpt = None) -> None:
         elif report.rejected is not None:
             rejected += 1
             typer.echo(
-                f"{path.name}: not sealed whole: {report.rejected}; {report.new} new events sealed; "
+                f"{path.name}: not sealed whole: {report.rejected}; {plural(report.new, 'new event')} sealed; "
                 f"the journal is kept at {report.kept_at}",
                 err=True,
             )
         else:
-            typer.echo(f"{path.name}: sealed, {report.new} new events, {report.present} already present")
+            typer.echo(f"{path.name}: sealed, {plural(report.new, 'new event')}, {report.present} already present")
     if rejected:
         raise typer.Exit(1)
 
 
 @handle_errors
-def migrate(store: StoreOpt = None) -> None:
+def migrate(json_: JsonOpt = False, store: StoreOpt = None) -> None:
     """Record or upgrade the store's format explicitly (never done silently)."""
-    typer.echo(migrate_store(store))
+    done = migrate_store(store)
+    if json_:
+        echo_json({"result": done})
+    else:
+        typer.echo(done)
 
 
 @handle_errors
-def status(store: StoreOpt = None) -> None:
+def status(json_: JsonOpt = False, store: StoreOpt = None) -> None:
     """What the store holds: table versions and files, open journals."""
     st = store_status(open_store(store))
+    if json_:
+        echo_json(st)
+        return
     typer.echo(f"store {st['store']} (format {st['format']})")
     for name, t in st["tables"].items():
-        typer.echo(f"  {name}: version {t['version']}, {t['files']} files")
+        typer.echo(f"  {name}: version {t['version']}, {plural(t['files'], 'file')}")
     if st["journals"]:
         typer.echo(f"  journals: {st['journals']} open (live recorders or dead ones: `traj recover`)")
 
 
 def register(app: typer.Typer) -> None:
+    for fn in (ingest, query, runs, show):
+        command(app, fn)
     app.add_typer(export_app, name="export")
-    export_app.command("events")(export)
-    for fn in (ingest, schema, query, runs, show, compact, migrate, status):
-        app.command()(fn)
-    app.command("recover")(recover_)
+    command(export_app, export, "events")
+    for fn in (compact, status, schema, migrate):
+        command(app, fn)
+    command(app, recover_, "recover")

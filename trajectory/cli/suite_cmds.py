@@ -1,4 +1,5 @@
-"""Suite commands: register a folder of tasks (or Inspect scorers) with the store, list suites."""
+"""Suite commands: start a suite of your own, check one, register a folder of tasks (or Inspect
+scorers) with the store, list suites (docs/suites.md)."""
 
 from __future__ import annotations
 
@@ -9,63 +10,115 @@ import typer
 
 from trajectory.errors import NotFound
 from trajectory.judging.resolve import add_scorers, add_suite, is_scorer_spec, list_suites
+from trajectory.text import plural
 
-from .common import JsonOpt, StoreOpt, echo_json, handle_errors, open_store
+from .common import JsonOpt, StoreOpt, command, echo_json, handle_errors, open_store, sub_app
 
-suite_app = typer.Typer(help="Suites: bundled ones and task folders registered with the store.", no_args_is_help=True)
-
-
-def register(app: typer.Typer) -> None:
-    app.add_typer(suite_app, name="suite")
+suite_app = sub_app("Suites: write your own, check one, register task folders with the store.")
 
 
-@suite_app.command("add")
+@handle_errors
+def new(
+    name: Annotated[str, typer.Argument(help="The suite's name (runs give it as run_started.suite).", metavar="NAME")],
+    dir_: Annotated[Path, typer.Option("--dir", help="Where to create the folder NAME.", metavar="PATH")] = Path("."),
+    json_: JsonOpt = False,
+) -> None:
+    """Write a runnable skeleton suite: one task, a run that must pass and one that must fail,
+    and a test file that runs its judge matrix."""
+    from trajectory.scaffold import new_suite
+
+    files = new_suite(name, dir_)
+    folder = dir_ / name
+    if json_:
+        echo_json({"suite": name, "folder": str(folder), "files": [str(f) for f in files]})
+        return
+    typer.echo(f"wrote suite {name} in {folder}:")
+    for f in files:
+        typer.echo(f"  {f}")
+    typer.echo(f"next: traj suite check {folder}   (then see docs/suites.md)")
+
+
 @handle_errors
 def add(
-    name: Annotated[str, typer.Argument(help="Suite name runs use in run_started.suite.")],
+    name: Annotated[str, typer.Argument(help="Suite name runs use in run_started.suite.", metavar="NAME")],
     path: Annotated[Path, typer.Argument(
-        help="The suite folder, or Inspect scorers as module:function or path/to/file.py:function.")],
+        help="The suite folder, or Inspect scorers as module:function or path/to/file.py:function.", metavar="PATH")],
+    json_: JsonOpt = False,
     store: StoreOpt = None,
 ) -> None:
     """Register a suite folder (or Inspect scorers) with the store, so that later judging finds it."""
     if is_scorer_spec(path):
         scorers = add_scorers(open_store(store), name, str(path))
+        if json_:
+            echo_json({"suite": name, "scorers": str(path), "scorer_names": list(scorers.scorer_names)})
+            return
         typer.echo(f"registered suite {name} -> Inspect scorers {path} ({', '.join(scorers.scorer_names)})")
         return
     suite, problems = add_suite(open_store(store), name, path)
+    n = len(suite.task_ids())
+    if json_:
+        echo_json({"suite": name, "folder": str(path.absolute()), "tasks": n, "problems": problems})
+        return
     for p in problems:
         typer.echo(f"warning: {p}", err=True)
-    n = len(suite.task_ids())
-    typer.echo(f"registered suite {name} -> {path.absolute()} ({n} tasks"
-               + (f", {len(problems)} problems left out" if problems else "") + ")")
+    typer.echo(f"registered suite {name} -> {path.absolute()} ({plural(n, 'task')}"
+               + (f", {plural(len(problems), 'problem')} left out" if problems else "") + ")")
 
 
-@suite_app.command("list")
 @handle_errors
 def list_(json_: JsonOpt = False, store: StoreOpt = None) -> None:
     """Suites known to this store: registered folders first, then the bundled ones."""
     rows = list_suites(open_store(store))
     if json_:
-        echo_json(rows)
+        for r in rows:
+            echo_json(r)
         return
     for r in rows:
         typer.echo(f"{r['name']:<16} {r['source']}")
 
 
-@suite_app.command("check")
 @handle_errors
 def check(
-    path: Annotated[Path, typer.Argument(help="A folder of task JSON files (holding the category folders).")],
+    path: Annotated[Path, typer.Argument(help="A Python suite folder, or a folder of task JSON files.", metavar="PATH")],
+    json_: JsonOpt = False,
 ) -> None:
-    """Check a real-device task set: one line per failure, naming the file; exit 1 on any."""
-    from suites import device
+    """Check a suite: a Python suite's judge matrix (every task's runs that must pass and must
+    fail), or a real-device task set's files. One line per problem; exit 1 on any."""
+    from trajectory.suitecheck import is_python_suite, judge_matrix
 
     if not path.is_dir():
         raise NotFound(f"{path}: no such folder")
+    if is_python_suite(path):
+        matrix = judge_matrix(path)
+        if json_:
+            echo_json(matrix.to_json())
+        else:
+            for line in matrix.lines():
+                typer.echo(line)
+            typer.echo(matrix.summary(), err=not matrix.ok)
+        if not matrix.ok:
+            raise typer.Exit(1)
+        return
+    from suites import device
+
     problems = device.check(path)
-    for p in problems:
-        typer.echo(p)
+    n = 0 if problems else len(device.load(path).task_ids())
+    if json_:
+        echo_json({"folder": str(path), "format": "device", "ok": not problems, "tasks": n, "problems": problems})
+    else:
+        for p in problems:
+            typer.echo(p)
+        if problems:
+            typer.echo(f"{plural(len(problems), 'problem')} in {path}", err=True)
+        else:
+            typer.echo(f"ok: {plural(n, 'task')} in {path}")
     if problems:
-        typer.echo(f"{len(problems)} problem{'s' if len(problems) != 1 else ''} in {path}", err=True)
         raise typer.Exit(1)
-    typer.echo(f"ok: {len(device.load(path).task_ids())} tasks in {path}")
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(suite_app, name="suite")
+    command(suite_app, new, "new")
+    command(suite_app, check, "check")
+    command(suite_app, add, "add")
+    command(suite_app, list_, "list")

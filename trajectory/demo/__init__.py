@@ -10,6 +10,7 @@ copies of the suites.
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 import tempfile
 from collections.abc import Callable, Sequence
@@ -20,6 +21,7 @@ import suites as suite_pkg
 from judges.contract import DemoSamples
 
 from .. import events as ev
+from .. import interrupts
 from ..export import export_events
 from ..ingest import ingest_bytes
 from ..judging import SuiteResolver, compare, judge_runs, pass_rows, render_diff
@@ -48,11 +50,12 @@ VIEW_URL = "http://127.0.0.1:8000/"  # where `traj view` serves by default
 NEXT = ("traj runs", "traj show gui-careful-02 --at 4", "traj diff", "traj judge --dry-run")
 
 
-def record_all(store: Store, names: Sequence[str], out: Out = print) -> None:
+def record_all(store: Store, names: Sequence[str], out: Out = print) -> Any:
     """Record every named suite's sample runs in a scratch store and ingest them here."""
     import io
 
-    with tempfile.TemporaryDirectory(prefix="traj-demo-") as tmp:
+    # What goes into the scratch store is thrown away: its commits are no news on Ctrl-C.
+    with tempfile.TemporaryDirectory(prefix="traj-demo-") as tmp, interrupts.ledger():
         scratch = Store(Path(tmp) / "scratch")
         extra: list[bytes] = []
         for name in names:
@@ -70,6 +73,7 @@ def record_all(store: Store, names: Sequence[str], out: Out = print) -> None:
     report = ingest_bytes(store, lines.getvalue(), "demo samples", split_of=SuiteResolver(store).split_of)
     out(f"ingested sample runs: {report.runs} runs, {report.events} events "
         f"({report.new} new, {report.present} already present)")
+    return report
 
 
 def broken_suites(names: Sequence[str], workdir: Path, out: Out = print) -> tuple[dict[str, Any], list[str]]:
@@ -117,11 +121,12 @@ def summary_table(rows: list[dict[str, Any]]) -> str:
     return format_table(table)
 
 
-def run_demo(store: Store, names: Sequence[str] | None = None, out: Out = print) -> None:
-    """The demo on ``store``: two judging passes (broken rules, then the bundled suites)."""
+def run_demo(store: Store, names: Sequence[str] | None = None, out: Out = print) -> dict[str, Any]:
+    """The demo on ``store``: two judging passes (broken rules, then the bundled suites).
+    Returns what it did (``traj demo --json``): the ingest, both passes, the flips."""
     names = list(names or suite_pkg.builtin_names())
     out(f"== traj demo on store {store.loc}")
-    record_all(store, names, out)
+    ingested = record_all(store, names, out)
     where = suite_condition(names)
     with tempfile.TemporaryDirectory(prefix="traj-broken-") as tmp:
         out("\n== 1. judge with a copy of each suite that has one rule wrong")
@@ -140,7 +145,8 @@ def run_demo(store: Store, names: Sequence[str] | None = None, out: Out = print)
     out("\n== 3. what the fix changed")
     rows_a = {r["run_id"]: r for r in pass_rows(store, before.pass_id)}
     rows_b = {r["run_id"]: r for r in pass_rows(store, after.pass_id)}
-    out(render_diff(compare(rows_a, rows_b, before.pass_id, after.pass_id)))
+    flips = compare(rows_a, rows_b, before.pass_id, after.pass_id)
+    out(render_diff(flips))
     out("\n== 4. ask the store")
     with Views(store) as views:
         for title, sql in QUERIES:
@@ -151,3 +157,12 @@ def run_demo(store: Store, names: Sequence[str] | None = None, out: Out = print)
         out(f"  {cmd} --store {store.loc}")
     out("\nOr see all of it in a browser (the flips with their evidence, each run at any step):")
     out(f"  traj view --store {store.loc}    # then open {VIEW_URL}")
+    counts = lambda r: {k: r.counts.get(k, 0) for k in ("pass", "fail", "error", "skipped", "na")}  # noqa: E731
+    return {
+        "store": str(store.loc),
+        "ingested": dataclasses.asdict(ingested),
+        "broken_pass": {"pass_id": before.pass_id, "runs": len(before.rows), "counts": counts(before)},
+        "fixed_pass": {"pass_id": after.pass_id, "runs": len(after.rows), "counts": counts(after)},
+        "fixes": fixes,
+        "diff": flips.to_json(),
+    }

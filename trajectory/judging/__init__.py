@@ -78,7 +78,7 @@ def judge_runs(
     judging = Judging(ctx, resolver=resolver, hook=hook)
     try:
         if workers > 1 and len(parts) > 1:
-            done = judge_on_workers(parts, workers, ctx, judging)
+            done = judge_on_workers(parts, workers, ctx, judging, progress)
             for part in parts:
                 part_rows, part_versions = done[part[0]]
                 rows.extend(part_rows)
@@ -92,7 +92,7 @@ def judge_runs(
                     progress(len(rows), len(finished))
     finally:
         judging.close()
-    result = PassResult(ctx.pass_id, started, now_utc(), rows, len(sel.open), False, versions)
+    result = PassResult(ctx.pass_id, started, now_utc(), rows, len(sel.open), False, versions, dry_run=dry_run)
     if not dry_run and rows:
         t = time.perf_counter()
         write_pass(

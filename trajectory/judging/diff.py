@@ -8,7 +8,9 @@ from collections import Counter, defaultdict
 from typing import Any
 
 from ..errors import NotFound
+from ..query import Views
 from ..store import Store
+from ..text import plural
 from .passes import PassResult, current_rows, pass_rows, passes
 
 
@@ -44,12 +46,14 @@ class Diff:
     common: int
     flips: list[Flip]
     score_changes: int
+    first_judged: int = 0  # runs of the later side that the earlier side has no verdict for
 
     def to_json(self) -> dict[str, Any]:
         return {
             "before": self.before_label,
             "after": self.after_label,
             "runs_in_both": self.common,
+            "first_judged": self.first_judged,
             "flips": [
                 {
                     "run_id": f.run_id,
@@ -114,30 +118,48 @@ def compare(
             )
         )
     flips.sort(key=lambda f: (f.suite or "", f.task or "", f.run_id))
-    return Diff(before_label, after_label, len(common), flips, score_changes)
+    return Diff(before_label, after_label, len(common), flips, score_changes, len(set(after) - set(before)))
+
+
+#: The before side of the default diff.
+PREVIOUS = "each run's previous verdict"
+
+
+def diff_last_pass(store: Store) -> Diff:
+    """What the last pass changed: each run it judged, against that run's latest verdict in
+    any earlier pass. Passes may cover different runs (one batch, then everything): every run
+    is compared with its own previous verdict, so no flip is missed. Human overrides are not
+    verdicts of a pass and are left out."""
+    all_passes = passes(store)
+    if not all_passes:
+        raise NotFound("no judging passes yet; run `traj judge`")
+    last = all_passes[-1]["pass_id"]
+    earlier = [p["pass_id"] for p in all_passes[:-1]]
+    after = {r["run_id"]: r for r in pass_rows(store, last)}
+    before: dict[str, dict[str, Any]] = {}
+    if earlier:
+        with Views(store, split=None) as views:
+            table = views.arrow(
+                "SELECT * FROM _history_all WHERE list_contains(?, pass_id) "
+                "AND run_id IN (SELECT run_id FROM _history_all WHERE pass_id = ?) "
+                "QUALIFY row_number() OVER (PARTITION BY run_id ORDER BY judged_at DESC, pass_id DESC) = 1",
+                [earlier, last],
+            )
+        before = {r["run_id"]: r for r in table.to_pylist()}
+    return compare(before, after, PREVIOUS, last)
 
 
 def diff_passes(store: Store, pass_a: str | None = None, pass_b: str | None = None) -> Diff:
-    """Flips between two passes; by default the latest pass and the latest earlier one that
-    judged some of the same runs."""
-    all_passes = passes(store)
-    ids = [p["pass_id"] for p in all_passes]
+    """Flips between two passes; with none given, what the last pass changed
+    (:func:`diff_last_pass`)."""
+    ids = [p["pass_id"] for p in passes(store)]
     for p in (pass_a, pass_b):
         if p is not None and p not in ids:
             raise NotFound(f"no such pass: {p}")
     if pass_a is None and pass_b is None:
-        if len(all_passes) < 2:
-            raise NotFound("need two judging passes to diff; run `traj judge` again after a change")
-        pass_b = ids[-1]
-        runs_b = {r["run_id"] for r in pass_rows(store, pass_b)}
-        for cand in reversed(ids[:-1]):
-            if runs_b & {r["run_id"] for r in pass_rows(store, cand)}:
-                pass_a = cand
-                break
-        if pass_a is None:
-            raise NotFound(f"no earlier pass judged any run of {pass_b}")
-    elif pass_a is None or pass_b is None:
-        raise NotFound("give two passes, or none for the latest two")
+        return diff_last_pass(store)
+    if pass_a is None or pass_b is None:
+        raise NotFound("give two passes, or none for what the last pass changed")
     rows_a = {r["run_id"]: r for r in pass_rows(store, pass_a)}
     rows_b = {r["run_id"]: r for r in pass_rows(store, pass_b)}
     return compare(rows_a, rows_b, pass_a, pass_b)
@@ -156,10 +178,13 @@ def _show(value: Any) -> str:
 
 
 def render_diff(diff: Diff) -> str:
-    lines = [
-        f"diff {diff.before_label} → {diff.after_label}: {diff.common} runs in both, "
-        f"{len(diff.flips)} flip{'s' if len(diff.flips) != 1 else ''}"
-    ]
+    if diff.before_label == PREVIOUS:
+        head = f"diff {diff.after_label} against {PREVIOUS}: {plural(diff.common, 'run')} judged before"
+        new = f" ({diff.first_judged} judged for the first time)"
+    else:
+        head = f"diff {diff.before_label} → {diff.after_label}: {plural(diff.common, 'run')} in both"
+        new = f" ({diff.first_judged} only in {diff.after_label})"
+    lines = [head + f", {plural(len(diff.flips), 'flip')}" + (new if diff.first_judged else "")]
     kinds = Counter(f.kind for f in diff.flips)
     if kinds:
         lines.append("  " + ", ".join(f"{n} {k}" for k, n in sorted(kinds.items())))
@@ -190,6 +215,6 @@ def render_diff(diff: Diff) -> str:
                 if not f.changes and (f.before_reason or f.after_reason):
                     lines.append(f"      reason: {f.before_reason!r} → {f.after_reason!r}")
     if diff.score_changes:
-        lines.append(f"({diff.score_changes} runs changed score without changing outcome)")
+        lines.append(f"({plural(diff.score_changes, 'run')} changed score without changing outcome)")
     return "\n".join(lines)
 

@@ -235,6 +235,11 @@ _POOL_WORKER: list[Judging] = []
 
 
 def _init_pool_worker(ctx: PassContext, folder: str) -> None:
+    # Ctrl-C reaches every process of the terminal's foreground group: a worker ignores it and
+    # the parent tears the pool down (see judge_on_workers). The worker was started with SIGINT
+    # blocked, so none arrived before this line; one pending now is discarded with the block.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     _POOL_WORKER[:] = [Judging(ctx, watchdog=Watchdog(folder))]
 
 
@@ -245,27 +250,81 @@ def _judge_in_worker(run_ids: Sequence[str]) -> tuple[list[dict[str, Any]], dict
     return rows, versions, dict(judging.spent)
 
 
+def _start_pool(workers: int, ctx: PassContext, folder: str, todo: dict[str, list[str]]) -> tuple[Any, dict[Any, str]]:
+    """Make the pool and submit the partitions; the pool spawns its workers here.
+
+    Ctrl-C must not cut this short: a worker spawned but not yet registered with the pool
+    could not be torn down. So SIGINT is held for the section (a Ctrl-C meanwhile is raised as
+    soon as every worker is registered), and blocked in this thread, whose mask the workers
+    inherit: they start with it blocked until they ignore it (_init_pool_worker).
+    """
+    import concurrent.futures as cf
+    from multiprocessing import resource_tracker
+
+    from .. import interrupts
+
+    pool = None
+    try:
+        with interrupts.deferred():
+            # Started first: starting it unblocks SIGINT in this thread (it blocks and unblocks
+            # around its own spawn), which would undo the block below.
+            resource_tracker.ensure_running()
+            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+            try:
+                pool = cf.ProcessPoolExecutor(
+                    workers, mp_context=multiprocessing.get_context("spawn"), initializer=_init_pool_worker,
+                    initargs=(ctx, folder),
+                )
+                futures = {pool.submit(_judge_in_worker, runs): key for key, runs in todo.items() if runs}
+            finally:
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    except BaseException:  # the Ctrl-C held above comes out here, once the workers exist
+        if pool is not None:
+            _tear_down(pool)
+        raise
+    return pool, futures
+
+
+def _tear_down(pool: Any) -> None:
+    """End a pool now (after Ctrl-C or an error): workers stopped, none left behind, within a
+    second or two. A second Ctrl-C meanwhile is ignored: it must not cut this short."""
+    from .. import interrupts
+
+    with interrupts.ignored():
+        procs = list((getattr(pool, "_processes", None) or {}).values())
+        for proc in procs:
+            proc.terminate()
+        pool.shutdown(wait=False, cancel_futures=True)
+        for proc in procs:
+            proc.join(1.0)
+            if proc.is_alive():
+                proc.kill()
+                proc.join(1.0)
+
+
 def judge_on_workers(
-    parts: list[list[str]], workers: int, ctx: PassContext, parent: Judging
+    parts: list[list[str]],
+    workers: int,
+    ctx: PassContext,
+    parent: Judging,
+    progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, tuple[list[dict[str, Any]], dict[str, str]]]:
     """Judge partitions on spawned processes (forking a process that runs DuckDB threads can
     deadlock the child). A worker killed by its watchdog breaks the pool: the run it was on
     gets an error verdict, and the partitions not yet done are judged again on a fresh pool
-    without that run."""
+    without that run. On Ctrl-C (or any error) the pool is torn down before it propagates."""
     import concurrent.futures as cf
     import tempfile
 
     done: dict[str, tuple[list[dict[str, Any]], dict[str, str]]] = {}
     hung: dict[str, str] = {}
     pending = {p[0]: list(p) for p in parts}
+    total = sum(len(p) for p in parts)
     with tempfile.TemporaryDirectory(prefix="traj-judge-") as folder:
         while pending:
-            mp = multiprocessing.get_context("spawn")
             todo = {key: [r for r in runs if r not in hung] for key, runs in pending.items()}
-            with cf.ProcessPoolExecutor(
-                min(workers, len(todo)), mp_context=mp, initializer=_init_pool_worker, initargs=(ctx, folder),
-            ) as pool:
-                futures = {pool.submit(_judge_in_worker, runs): key for key, runs in todo.items() if runs}
+            pool, futures = _start_pool(min(workers, len(todo)), ctx, folder, todo)
+            try:
                 for key, runs in todo.items():
                     if not runs:
                         done[key] = ([], {})
@@ -283,6 +342,12 @@ def judge_on_workers(
                     for stage, seconds in spent.items():
                         if parent.hook is not None:
                             parent.hook(stage, seconds)
+                    if progress is not None:
+                        progress(sum(len(d[0]) for d in done.values()), total)
+                pool.shutdown(wait=True)
+            except BaseException:
+                _tear_down(pool)
+                raise
             if broken:
                 found = False
                 for name in os.listdir(folder):

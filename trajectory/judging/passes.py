@@ -21,9 +21,11 @@ import pyarrow as pa
 from judges.base import Verdict
 from replay.state import RunState
 
+from .. import interrupts
 from ..query import Views, current_user, json_default
 from ..store import Store, now_utc
 from ..tables import VERDICTS_SCHEMA
+from ..text import plural
 
 
 def to_json(value: Any) -> str:
@@ -75,6 +77,7 @@ class PassResult:
     open_runs: int
     written: bool
     versions: dict[str, str]  # suite name -> code version
+    dry_run: bool = False
 
     @property
     def counts(self) -> Counter[str]:
@@ -83,12 +86,36 @@ class PassResult:
     def summary(self) -> str:
         c = self.counts
         parts = ", ".join(f"{c[k]} {k}" for k in ("pass", "fail", "error", "skipped", "na") if c[k])
-        line = f"pass {self.pass_id}: judged {len(self.rows)} runs" + (f" ({parts})" if parts else "")
+        if not self.rows:
+            line = "no finished runs to judge"
+        else:
+            line = f"pass {self.pass_id}: judged {plural(len(self.rows), 'run')}" + (f" ({parts})" if parts else "")
         if self.open_runs:
-            line += f"; left {self.open_runs} open run{'s' if self.open_runs != 1 else ''} unjudged"
-        if not self.written:
+            line += f"; left {plural(self.open_runs, 'open run')} unjudged"
+        if self.dry_run:
             line += " [dry run: nothing written]"
+        elif not self.written:
+            line += "; nothing written"
         return line
+
+    def top_reasons(self, n: int = 5) -> list[dict[str, Any]]:
+        """The most common reasons of error and fail verdicts (errors first): what to look at
+        after a pass. Each: outcome, reason, count and one run that has it."""
+        return top_reasons(self.rows, n)
+
+
+def top_reasons(rows: Sequence[dict[str, Any]], n: int = 5) -> list[dict[str, Any]]:
+    """See :meth:`PassResult.top_reasons`."""
+    counts: Counter[tuple[str, str]] = Counter()
+    example: dict[tuple[str, str], str] = {}
+    for r in rows:
+        if r["outcome"] in ("error", "fail"):
+            key = (r["outcome"], r["reason"] or "(no reason given)")
+            counts[key] += 1
+            example.setdefault(key, r["run_id"])
+    ranked = sorted(counts.items(), key=lambda kv: (kv[0][0] != "error", -kv[1], kv[0][1]))
+    return [{"outcome": o, "reason": reason, "count": c, "example_run": example[(o, reason)]}
+            for (o, reason), c in ranked[:n]]
 
 
 def write_pass(
@@ -101,8 +128,23 @@ def write_pass(
     filters: dict[str, Any],
     note: str | None = None,
 ) -> None:
-    """Commit a pass: its verdicts, then the pass row that makes them visible."""
-    store.append("verdicts", pa.Table.from_pylist(result.rows, schema=VERDICTS_SCHEMA))
+    """Commit a pass: its verdicts, then the pass row that makes them visible.
+
+    Both commits are one step for Ctrl-C (trajectory/interrupts.py): a pass is written with
+    its row, and noted, or not at all.
+    """
+    verdicts = pa.Table.from_pylist(result.rows, schema=VERDICTS_SCHEMA)
+    with interrupts.deferred():
+        _commit_pass(store, result, verdicts, kind=kind, by=by, command=command, filters=filters, note=note)
+        interrupts.note(f"{kind} pass {result.pass_id} ({plural(len(result.rows), 'verdict')})")
+    result.written = True
+
+
+def _commit_pass(
+    store: Store, result: PassResult, verdicts: pa.Table, *, kind: str, by: str | None, command: str | None,
+    filters: dict[str, Any], note: str | None,
+) -> None:
+    store.append("verdicts", verdicts)
     store.append(
         "passes",
         pa.table(
@@ -120,7 +162,6 @@ def write_pass(
             }
         ),
     )
-    result.written = True
 
 
 def pass_rows(store: Store, pass_id: str) -> list[dict[str, Any]]:

@@ -1,0 +1,44 @@
+"""Small helpers for the words traj prints."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import msgspec
+
+
+def plural(n: int, noun: str, nouns: str | None = None) -> str:
+    """``1 run``, ``2 runs``: a count with its noun (every message that counts says it so)."""
+    return f"{n} {noun if n == 1 else (nouns or noun + 's')}"
+
+
+def first_difference(a: Any, b: Any, path: str = "$") -> tuple[str, Any, Any] | None:
+    """The first JSON path where two decoded values differ (for conflict messages)."""
+    if isinstance(a, msgspec.Struct):
+        a = msgspec.to_builtins(a)
+    if isinstance(b, msgspec.Struct):
+        b = msgspec.to_builtins(b)
+    if isinstance(a, dict) and isinstance(b, dict):
+        for key in list(a) + [k for k in b if k not in a]:
+            if key not in a or key not in b:
+                return f"{path}.{key}", a.get(key), b.get(key)
+            diff = first_difference(a[key], b[key], f"{path}.{key}")
+            if diff:
+                return diff
+        return None
+    if isinstance(a, list) and isinstance(b, list):
+        if len(a) != len(b):
+            return path, a, b
+        for i, (x, y) in enumerate(zip(a, b)):
+            diff = first_difference(x, y, f"{path}[{i}]")
+            if diff:
+                return diff
+        return None
+    return None if a == b else (path, a, b)
+
+
+def short(value: Any) -> str:
+    """A value as JSON, cut to 60 characters."""
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 60 else text[:57] + "..."
