@@ -25,6 +25,7 @@ import pyarrow.json as pajson
 from . import events as ev
 from . import interrupts
 from .errors import ConflictError, LimitError, SchemaError, TrajError
+from .jsonkeys import duplicate_key
 from .store import Store, now_utc
 from .tables import ARROW_TYPES, EVENTS_SCHEMA, TS, events_schema
 from .text import first_difference, plural
@@ -63,6 +64,7 @@ class IngestReport:
     new_runs: int = 0
     version: int | None = None
     commit_id: str | None = None
+    trusted: int | None = None  # judgement runs newly trusted (``--trust-judgements`` only)
 
     def line(self) -> str:
         return (
@@ -105,8 +107,7 @@ _REL = re.compile(r"^(?P<rel>[A-Za-z_][\w\[\]\.]*): (?P<msg>.*)$", re.S)
 # Greedy: a field name may itself contain a backtick.
 _UNKNOWN = re.compile(r"^Object contains unknown field `(?P<f>.*)`$", re.S)
 _MISSING = re.compile(r"^Object missing required field `(?P<f>.*)`$", re.S)
-# Control characters (a newline inside a field name or value) would split one problem over
-# several lines of the error; they are shown escaped instead.
+# Control characters (a newline in a field name or value) would split a problem: shown escaped.
 _CONTROL = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]")
 
 
@@ -211,8 +212,11 @@ def parse(data: bytes, source: str, limits: Limits = DEFAULT_LIMITS, progress: P
                 problem = "$: nesting too deep to decode"
             else:
                 body, same = encode(event)
-                out.append(Parsed(lineno, event, body, digest(same)))
-                continue
+                dup = duplicate_key(raw, body)
+                if dup is None:
+                    out.append(Parsed(lineno, event, body, digest(same)))
+                    continue
+                problem = f"{dup[0]}: key {_short(dup[1])} given twice in one object"
         n_problems += 1
         if len(problems) < MAX_REPORTED:
             where = "" if len(raw) > limits.max_line_bytes else _where(raw)
@@ -264,12 +268,10 @@ def existing_runs(store: Store, run_ids: Sequence[str]) -> dict[str, Existing]:
     return out
 
 
-def _stored_event(store: Store, run_id: str, seq: int) -> ev.Event | None:
-    table = store.read(
-        "events",
-        columns=["data"],
-        filter=(pc.field("run_id") == run_id) & (pc.field("seq") == seq),
-    )
+def stored_event(store: Store, run_id: str, seq: int) -> ev.Event | None:
+    """The stored event at (run_id, seq), or None when there is none."""
+    where = (pc.field("run_id") == run_id) & (pc.field("seq") == seq)
+    table = store.read("events", columns=["data"], filter=where)
     if table.num_rows == 0:
         return None
     return ev.decode(table.column("data")[0].as_py())
@@ -327,7 +329,7 @@ def plan_batch(
                 continue
             conflict = True
             if stored_hash is not None:
-                other = _stored_event(store, run, seq)
+                other = stored_event(store, run, seq)
             else:
                 other = next(q.event for q, _ in new if q.event.run_id == run and q.event.seq == seq)
             diff = first_difference(other, e) if other is not None else None
@@ -547,10 +549,13 @@ def ingest_files(
     names: Sequence[str],
     limits: Limits = DEFAULT_LIMITS,
     split_of: SplitResolver | None = None,
+    trust_judgements: bool = False,
     progress: Callable[[str, int, int], None] | None = None,
 ) -> Iterator[tuple[str, IngestReport | TrajError]]:
     """Ingest files (``-`` is standard input), each its own batch; a refused one does not stop
-    the others: each yields its report or the error that refused it (and tells progress)."""
+    the others: each yields its report or the error that refused it (and tells progress).
+    ``trust_judgements``: a person vouches for the LLM judgement runs of the files (see
+    trajectory/trust.py)."""
     import sys
     from pathlib import Path
 
@@ -564,7 +569,12 @@ def ingest_files(
                     raise SchemaError(f"{name}: no such file")
                 data, source = path.read_bytes(), name
             told = None if progress is None else (lambda done, total, name=name: progress(name, done, total))
-            yield name, ingest_bytes(store, data, source, limits, split_of, told)
+            report = ingest_bytes(store, data, source, limits, split_of, told)
+            if trust_judgements:
+                from .trust import trust_file_judgements  # trust reads this module's parser
+
+                report.trusted = trust_file_judgements(store, data, source, limits)
+            yield name, report
         except TrajError as exc:
             yield name, exc
 

@@ -19,6 +19,8 @@ from trajectory import interrupts
 from trajectory.errors import NotFound, TrajError
 from trajectory.query import json_default
 from trajectory.store import Store, default_store_path
+from trajectory.diskfault import disk_fault
+from trajectory.termsafe import json_safe
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -62,7 +64,7 @@ def handle_errors(fn: F) -> F:
         with interrupts.ledger() as committed:
             try:
                 result = fn(*args, **kwargs)
-            except (KeyboardInterrupt, Exception) as exc:
+            except BaseException as exc:  # noqa: BLE001 - each kind is answered or re-raised
                 # After Ctrl-C any error is the interrupt's doing (DuckDB, for one, turns it
                 # into RuntimeError): one line, exit 130, no traceback.
                 if isinstance(exc, KeyboardInterrupt) or interrupts.signalled():
@@ -78,7 +80,12 @@ def handle_errors(fn: F) -> F:
                     except OSError:
                         pass
                     raise typer.Exit(0) from None
-                raise
+                # A disk fault (from Python, the Delta writer or a Rust panic) is one line too.
+                line = disk_fault(exc, kwargs.get("store") or default_store_path())
+                if line is None:
+                    raise
+                typer.echo(f"error: {line}", err=True)
+                raise typer.Exit(1) from None
             interrupts.remember(committed)
             if interrupts.signalled():
                 # The Ctrl-C was swallowed on the way and the command ran to its end: say so.
@@ -90,7 +97,7 @@ def handle_errors(fn: F) -> F:
 
 
 def echo_json(value: Any) -> None:
-    typer.echo(json.dumps(value, ensure_ascii=False, default=json_default, indent=None))
+    typer.echo(json_safe(json.dumps(value, ensure_ascii=False, default=json_default, indent=None)))
 
 
 def command_line() -> str:

@@ -18,6 +18,8 @@ import_app = sub_app("Import runs recorded by other harnesses.")
 IMPORTERS: list[str] = [
     "trajectory.cli.import_selfevo",
     "trajectory.cli.import_mobilegym",
+    "trajectory.cli.import_inspect",
+    "trajectory.cli.import_otel",
 ]
 
 

@@ -20,6 +20,7 @@ COMMAND_MODULES = [
     "trajectory.cli.demo",
     "trajectory.cli.override_cmds",
     "trajectory.cli.report_cmds",
+    "trajectory.cli.view_cmd",
 ]
 
 _APP: list[Any] = []

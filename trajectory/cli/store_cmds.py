@@ -18,9 +18,11 @@ from trajectory.export import export_events
 from trajectory.ingest import DEFAULT_LIMITS, Limits, ingest_files
 from trajectory.judging import SuiteResolver
 from trajectory.query import format_table
+from trajectory.query_limits import MAX_ROWS, MEMORY, TIMEOUT, QueryLimits, human_size
 from trajectory.recorder import recover
 from trajectory.show import list_runs, run_query, show_json, status as store_status, timeline
 from trajectory.store import migrate as migrate_store
+from trajectory.termsafe import term_safe
 from trajectory.text import plural
 
 from .common import (
@@ -44,6 +46,10 @@ def ingest(
     max_line_bytes: Annotated[int, typer.Option(min=1, help="Longest accepted line.", metavar="N")] = DEFAULT_LIMITS.max_line_bytes,
     max_depth: Annotated[int, typer.Option(min=1, help="Deepest accepted JSON nesting.", metavar="N")] = DEFAULT_LIMITS.max_depth,
     max_events_per_run: Annotated[int, typer.Option(min=1, help="Most events accepted in one run.", metavar="N")] = DEFAULT_LIMITS.max_events_per_run,
+    trust_judgements: Annotated[
+        bool,
+        typer.Option(help="Let the LLM judgement runs in these files count (e.g. exported from a store you trust)."),
+    ] = False,
     json_: JsonOpt = False,
 ) -> None:
     """Append events; each file is one batch, written entirely or not at all."""
@@ -53,7 +59,7 @@ def ingest(
     failed = False
     out: list[dict[str, Any]] = []
     with progress("reading", enabled=show_progress(json_), unit="lines") as update:
-        results = ingest_files(s, files, limits, split_of=SuiteResolver(s).split_of,
+        results = ingest_files(s, files, limits, split_of=SuiteResolver(s).split_of, trust_judgements=trust_judgements,
                                progress=lambda name, done, size: update(done, size, f"reading {name}"))
         for name, result in results:
             if isinstance(result, Exception):
@@ -65,6 +71,8 @@ def ingest(
             out.append(dataclasses.asdict(result))
             if not json_:
                 typer.echo(result.line())
+                if result.trusted is not None:
+                    typer.echo(f"{result.source}: {plural(result.trusted, 'judgement run')} newly trusted")
             for i, v in enumerate((result.runs, result.events, result.new, result.present)):
                 total[i] += v
     if json_:
@@ -123,12 +131,25 @@ def query(
     format: Annotated[str, typer.Option("--format", help="table, csv, json or jsonl.", metavar="FORMAT")] = "table",
     split: SplitOpt = "tune",
     version: Annotated[int | None, typer.Option(help="Read the events table as of this version.", metavar="N")] = None,
+    timeout: Annotated[
+        float, typer.Option(help=f"Stop the query after this many seconds (at most {TIMEOUT.high:g}).", metavar="SECONDS")
+    ] = TIMEOUT.default,
+    max_rows: Annotated[
+        int, typer.Option(help=f"Refuse a result with more rows (at most {int(MAX_ROWS.high):,}).", metavar="N")
+    ] = int(MAX_ROWS.default),
+    max_memory: Annotated[
+        str, typer.Option(help=f"Memory the query may use, e.g. 512MiB (at most {human_size(MEMORY.high)}).",
+                          metavar="SIZE")
+    ] = human_size(MEMORY.default).replace(" ", ""),
     json_: Annotated[bool, typer.Option("--json", help="JSON Lines, one object per row (same as --format jsonl).")] = False,
     store: StoreOpt = None,
 ) -> None:
-    """Answer SQL over the store, read-only and sandboxed."""
-    table = run_query(open_store(store), sql, split=split, version=version)
-    typer.echo(format_table(table, "jsonl" if json_ else format))
+    """Answer SQL over the store, read-only and sandboxed, within time, row and memory limits."""
+    limits = QueryLimits.checked(timeout, max_rows, max_memory)
+    table = run_query(open_store(store), sql, split=split, version=version, limits=limits)
+    format = "jsonl" if json_ else format
+    text = format_table(table, format)
+    typer.echo(term_safe(text) if format == "csv" and sys.stdout.isatty() else text)
 
 
 def _runs_table(rows: list[dict[str, Any]]) -> Any:
@@ -193,7 +214,7 @@ def show(
         echo_json(show_json(s, run_id, at, split))
         return
     _, lines = timeline(s, run_id, at, split)
-    typer.echo("\n".join(lines))
+    typer.echo(term_safe("\n".join(lines)))  # stored text: control sequences shown, not obeyed
 
 
 @handle_errors
@@ -215,16 +236,31 @@ def recover_(json_: JsonOpt = False, store: StoreOpt = None) -> None:
     results = recover(open_store(store))
     if json_:
         for path, report in results:
-            echo_json({"journal": path.name, "sealed": report is not None,
-                       **({"new": report.new, "present": report.present} if report is not None else {})})
+            row: dict[str, Any] = {"journal": path.name, "sealed": report is not None}
+            if report is not None:
+                row |= {"new": report.new, "present": report.present, "rejected": report.rejected,
+                        "kept_at": str(report.kept_at) if report.kept_at is not None else None}
+            echo_json(row)
+        if any(r is not None and r.rejected is not None for _, r in results):
+            raise typer.Exit(1)
         return
     if not results:
         typer.echo("no journals to recover")
+    rejected = 0
     for path, report in results:
         if report is None:
             typer.echo(f"{path.name}: writer still alive, left alone")
+        elif report.rejected is not None:
+            rejected += 1
+            typer.echo(
+                f"{path.name}: not sealed whole: {report.rejected}; {plural(report.new, 'new event')} sealed; "
+                f"the journal is kept at {report.kept_at}",
+                err=True,
+            )
         else:
             typer.echo(f"{path.name}: sealed, {plural(report.new, 'new event')}, {report.present} already present")
+    if rejected:
+        raise typer.Exit(1)
 
 
 @handle_errors

@@ -1,5 +1,5 @@
-"""Suite commands: start a suite of your own, check one, register a folder with the store, list
-suites (docs/suites.md)."""
+"""Suite commands: start a suite of your own, check one, register a folder of tasks (or Inspect
+scorers) with the store, list suites (docs/suites.md)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from trajectory.errors import NotFound
-from trajectory.judging.resolve import add_suite, list_suites
+from trajectory.judging.resolve import add_scorers, add_suite, is_scorer_spec, list_suites
 from trajectory.text import plural
 
 from .common import JsonOpt, StoreOpt, command, echo_json, handle_errors, open_store, sub_app
@@ -41,11 +41,19 @@ def new(
 @handle_errors
 def add(
     name: Annotated[str, typer.Argument(help="Suite name runs use in run_started.suite.", metavar="NAME")],
-    path: Annotated[Path, typer.Argument(help="The suite folder.", metavar="PATH")],
+    path: Annotated[Path, typer.Argument(
+        help="The suite folder, or Inspect scorers as module:function or path/to/file.py:function.", metavar="PATH")],
     json_: JsonOpt = False,
     store: StoreOpt = None,
 ) -> None:
-    """Register a suite folder with the store, so that later judging finds it."""
+    """Register a suite folder (or Inspect scorers) with the store, so that later judging finds it."""
+    if is_scorer_spec(path):
+        scorers = add_scorers(open_store(store), name, str(path))
+        if json_:
+            echo_json({"suite": name, "scorers": str(path), "scorer_names": list(scorers.scorer_names)})
+            return
+        typer.echo(f"registered suite {name} -> Inspect scorers {path} ({', '.join(scorers.scorer_names)})")
+        return
     suite, problems = add_suite(open_store(store), name, path)
     n = len(suite.task_ids())
     if json_:
