@@ -25,6 +25,7 @@ from replay.batch import sql_str
 from . import events as ev
 from .columns import Declaration
 from .errors import QueryError
+from .redact import redact_text
 from .query_limits import QueryLimits, apply_memory_limit, run_limited
 from .store import TABLES, Store, now_utc
 from .termsafe import json_safe, term_safe
@@ -336,10 +337,10 @@ def record_holdout_view(store: Store, command: str, detail: dict[str, Any] | Non
     by = current_user()
     row = {
         "kind": ["holdout_view"],
-        "key": [command],
+        "key": [redact_text(command)],
         "at": [now_utc()],
         "by": [by],
-        "data": [json.dumps(detail or {}, ensure_ascii=False)],
+        "data": [redact_text(json.dumps(detail or {}, ensure_ascii=False))],
     }
     store.append("meta", pa.table(row))
 

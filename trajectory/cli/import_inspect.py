@@ -12,6 +12,7 @@ import typer
 
 from trajectory.importers import import_inspect
 from trajectory.importers.writer import ImportReport
+from trajectory.redact import redact_text
 
 from .common import JsonOpt, StoreOpt, command_line, echo_json, handle_errors, open_store
 
@@ -24,7 +25,7 @@ def echo_report(report: ImportReport, json_: bool) -> None:
         for line in report.lines():
             typer.echo(line)
     for s in report.failed:
-        typer.echo(f"error: {s.error}", err=True)
+        typer.echo(redact_text(f"error: {s.error}"), err=True)
     if report.failed:
         raise typer.Exit(1)
 

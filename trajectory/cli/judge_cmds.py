@@ -76,7 +76,7 @@ def judge(
     ] = None,
     llm_key: Annotated[
         str | None,
-        typer.Option(help="API key (else $TRAJ_LLM_API_KEY, $OPENAI_API_KEY).", show_default=False, metavar="KEY"),
+        typer.Option(help="API key; prefer $TRAJ_LLM_API_KEY (or $OPENAI_API_KEY): a key typed here stays in the shell history. Never stored or printed (shown as ***).", show_default=False, metavar="KEY"),
     ] = None,
     llm_model: Annotated[str | None, typer.Option(help="Judge model (else $TRAJ_LLM_MODEL).", metavar="MODEL")] = None,
     llm_deadline: Annotated[

@@ -23,6 +23,7 @@ from replay.state import RunState
 
 from .. import interrupts
 from ..query import Views, current_user, json_default
+from ..redact import redact_text
 from ..store import Store, now_utc
 from ..tables import VERDICTS_SCHEMA
 from ..text import plural
@@ -44,7 +45,8 @@ def verdict_row(pass_id: str, state: RunState, verdict: Verdict, version: str, a
         "split": state.split,
         "outcome": verdict.outcome,
         "score": float(verdict.score),
-        "reason": verdict.reason,
+        # An error's reason is an exception's text: it may quote a key (an LLM client's header).
+        "reason": redact_text(verdict.reason) if verdict.outcome == "error" else verdict.reason,
         "checks": [
             {
                 "name": c.name,
@@ -155,10 +157,10 @@ def _commit_pass(
                 "finished_at": [now_utc()],
                 "runs": [len(result.rows)],
                 "by": [by or current_user()],
-                "command": [command],
-                "filters": [json.dumps(filters, ensure_ascii=False)],
+                "command": [None if command is None else redact_text(command)],
+                "filters": [redact_text(json.dumps(filters, ensure_ascii=False))],
                 "versions": [json.dumps(result.versions)],
-                "note": [note],
+                "note": [None if note is None else redact_text(note)],
             }
         ),
     )
