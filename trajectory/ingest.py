@@ -360,6 +360,7 @@ def plan_batch(
         bad_patch = worlds.check(e)
         if bad_patch is not None:
             refuse(p, *bad_patch)
+            nxt[run] = seq + 1  # the lines after it are not out of order because of it
             continue
         if isinstance(e, ev.RunStarted):
             split = split_of(e.suite, e.task) if (split_of and e.split is None) else None
@@ -531,6 +532,10 @@ def ingest_events(
     report.runs = len({p.event.run_id for p in parsed})
     if not parsed:
         return report
+    if split_of is None:  # the pool is resolved once, here, whoever ingests (recorder, importers)
+        from .judging.resolve import SuiteResolver
+
+        split_of = SuiteResolver(store).split_of
     # Into a new store the batch is checked before the lock creates its folder (a refused first
     # batch leaves none); the plan stays valid if no events appeared meanwhile.
     plan = plan_batch(store, parsed, source, limits, split_of) if not store.exists else None

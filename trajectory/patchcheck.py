@@ -33,6 +33,9 @@ class WorldCheck:
     def check(self, event: ev.Event) -> tuple[str, str] | None:
         """``(json path, message)`` when ``event`` is a patch that cannot apply; else None (and
         the run's world moves on by it)."""
+        if isinstance(event, ev.RunStarted):
+            self.worlds[event.run_id] = event.state  # the world a run starts in
+            return None
         if not isinstance(event, ev.StateChanged):
             return None
         run = event.run_id
@@ -55,13 +58,16 @@ class WorldCheck:
 
     def _stored_world(self, run: str) -> Any:
         """The world after the run's stored state changes (``_UNKNOWN`` when they do not apply)."""
-        where = (pc.field("run_id") == run) & (pc.field("kind") == "state_changed")
+        where = (pc.field("run_id") == run) & pc.field("kind").isin(["run_started", "state_changed"])
         if not self.store.has_table("events"):
             return None
         table = self.store.read("events", columns=["seq", "data"], filter=where)
         world: Any = None
         for _, data in sorted(zip(table.column("seq").to_pylist(), table.column("data").to_pylist())):
             e = ev.decode(data)
+            if isinstance(e, ev.RunStarted):
+                world = e.state
+                continue
             assert isinstance(e, ev.StateChanged)
             if e.snapshot is not None:
                 world = e.snapshot

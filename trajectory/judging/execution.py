@@ -29,7 +29,7 @@ from replay.batch import Reads
 from replay.state import Judgement, RunState
 from suites.registry import SuiteSpec
 
-from ..query import Views
+from ..query import Views, run_splits
 from ..store import Store
 from .passes import verdict_row
 from .resolve import SuiteResolver, error_line
@@ -215,6 +215,7 @@ class Judging:
             for r, st in batch_states(ctx.store, run_ids, reads, self.views, errors=broken).items()
         }
         partners = load_partners(ctx.store, self.resolver, states, self.views)
+        splits = run_splits(self.views, run_ids)
         self._timed("load_replay", t)
         t = time.perf_counter()
         rows = []
@@ -229,7 +230,7 @@ class Judging:
             suite = self.resolver.get(state.suite)
             if suite is not None and (state.suite or "") not in versions:
                 versions[state.suite or ""] = suite.code_version()
-            rows.append(verdict_row(ctx.pass_id, state, verdict, version, ctx.at))
+            rows.append(verdict_row(ctx.pass_id, state, verdict, version, ctx.at, splits.get(run_id)))
         self._timed("judge", t)
         return rows, versions
 
@@ -375,7 +376,9 @@ def judge_on_workers(
             verdict = Verdict.error(
                 f"judge did not stop at its time budget of {ctx.timeout:g}s; its worker was killed"
             )
-            row = verdict_row(ctx.pass_id, state, verdict, parent.version_of(state), ctx.at)
+            with Views(ctx.store, split=None) as views:
+                split = run_splits(views, [run_id]).get(run_id)
+            row = verdict_row(ctx.pass_id, state, verdict, parent.version_of(state), ctx.at, split)
             order = {r: i for i, r in enumerate(part)}
             done[part[0]] = (sorted(part_rows + [row], key=lambda r: order[r["run_id"]]), versions)
     return done

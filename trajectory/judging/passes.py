@@ -34,15 +34,18 @@ def to_json(value: Any) -> str:
     return msgspec.json.encode(value, enc_hook=json_default).decode()
 
 
-def verdict_row(pass_id: str, state: RunState, verdict: Verdict, version: str, at: _dt.datetime) -> dict[str, Any]:
-    """One row of the verdicts table (see its schema in trajectory/tables.py)."""
+def verdict_row(
+    pass_id: str, state: RunState, verdict: Verdict, version: str, at: _dt.datetime, split: str | None = None
+) -> dict[str, Any]:
+    """One row of the verdicts table (see its schema in trajectory/tables.py). ``split``: the
+    run's pool as ingest resolved it (the state's own ``split`` is only what run_started said)."""
     return {
         "pass_id": pass_id,
         "run_id": state.run_id,
         "suite": state.suite,
         "task": state.task,
         "batch": state.batch,
-        "split": state.split,
+        "split": split or state.split,
         "outcome": verdict.outcome,
         "score": float(verdict.score),
         # An error's reason is an exception's text: it may quote a key (an LLM client's header).
