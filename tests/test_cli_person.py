@@ -71,7 +71,7 @@ def test_judge_ends_with_the_most_common_reasons(filled) -> None:
     assert r.exit_code == 0
     assert "judged 2 runs (1 pass, 1 fail); left 1 open run unjudged" in r.output
     assert "most common reasons:" in r.output
-    assert re.search(r"^\s+1 fail\s+answer: 20 not found in the answer\s+\(e\.g\. traj show r2\)$", r.output, re.M)
+    assert re.search(r"^\s+1 fail\s+answer: the answer does not state 20 as one exact value\s+\(e\.g\. traj show r2\)$", r.output, re.M)
 
 
 def test_runs_has_a_reason_column_and_show_has_every_check(filled) -> None:
@@ -80,7 +80,7 @@ def test_runs_has_a_reason_column_and_show_has_every_check(filled) -> None:
     header = r.output.splitlines()[0].split()
     assert header[-2:] == ["verdict", "reason"]
     r2 = next(x for x in r.output.splitlines() if x.startswith("r2 "))
-    assert "fail" in r2 and "answer: 20 not found in the answer" in r2
+    assert "fail" in r2 and "answer: the answer does not state 20 as one exact value" in r2
     r = traj("show", "r2", "--store", filled)
     assert "verdict: fail (score 0)" in r.output
     assert 'FAIL  answer: expected 20, actual "北京现在25度"' in r.output
@@ -292,7 +292,7 @@ def test_json_on_ingest_status_compact_recover(filled) -> None:
     r = traj("ingest", "-", "--json", "--store", filled, input=jsonl(example_run("r9")))
     assert json.loads(r.stdout) | {"version": 0, "commit_id": ""} == {
         "source": "<stdin>", "runs": 1, "events": 5, "new": 5, "present": 0, "new_runs": 1, "version": 0,
-        "commit_id": ""}
+        "commit_id": "", "trusted": None}
 
 
 # -- reports a person pastes into a review -------------------------------------------------------

@@ -107,7 +107,7 @@ def test_spans_over_lines_root_last_and_open_traces(tmp_path) -> None:
     # the exporter flushed the first four spans; the root has not arrived
     (tmp_path / "part.jsonl").write_text(jsonl(spans[:4]))
     r = traj("import", "otel", tmp_path / "part.jsonl", "--store", store)
-    assert r.exit_code == 0 and "1 open traces (no root span yet)" in r.output
+    assert r.exit_code == 0 and "1 open trace (no root span yet)" in r.output
     assert current_rows(Store(store)) == {}
     (tmp_path / "all.jsonl").write_text(jsonl(spans[:4]) + jsonl(spans[4:], per_line=2))
     r = traj("import", "otel", tmp_path / "all.jsonl", "--store", store)

@@ -57,6 +57,8 @@ def test_every_code_block_is_fenced_and_run_by_a_test_here() -> None:
     assert not re.search(r"\n\n(    |\t)\S", outside), "indented code block in README.md: fence it and run it here"
     kinds = [(h, lang) for h, lang, _ in blocks()]
     assert kinds == [("Set up", "console"), ("Set up", "console"), ("A tour", "console"),
+                     ("Bringing your runs", "console"), ("Bringing your runs", "console"),  # test_readme_import.py
+                     ("Looking at runs: `traj view`", "console"),
                      ("Recording live", "python"), ("Recording live", "console")], kinds
 
 
@@ -120,3 +122,41 @@ def test_the_set_up_commands_run_as_written(tmp_path) -> None:
     p = subprocess.run(["bash", "-c", install], cwd=copy, env=e, capture_output=True, text=True, timeout=900)
     assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
     assert "== 3. what the fix changed" in p.stdout and (copy / "traj-store").is_dir()
+
+
+def test_the_view_line_runs(tmp_path) -> None:
+    """`traj demo && traj view` as written, but for the port: the test asks the system for a free
+    one (the line's 8000 may be taken on a shared machine) and appends `--port N`."""
+    import signal
+    import socket
+    import time
+    import urllib.error
+    import urllib.request
+
+    (body,) = [body for h, lang, body in blocks() if h.startswith("Looking at runs")]
+    (line,) = commands(body)
+    line = line.split("#")[0].strip()
+    assert line == "traj demo && traj view"
+    demo, view = (shlex.split(x) for x in line.split("&&"))
+    run(" ".join(demo), tmp_path)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    p = subprocess.Popen(TRAJ + view[1:] + ["--port", str(port)], cwd=tmp_path, env=env(),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        said = p.stdout.readline()
+        assert f"at http://127.0.0.1:{port}/" in said, said
+        for _ in range(300):  # the line comes as the server starts listening
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/diff", timeout=60) as page:
+                    assert page.status == 200 and "flip" in page.read().decode()
+                break
+            except urllib.error.URLError:
+                time.sleep(0.1)
+        else:
+            raise AssertionError("traj view never answered")
+    finally:
+        p.send_signal(signal.SIGINT)
+        _, err = p.communicate(timeout=30)
+    assert "Traceback" not in err, err  # Ctrl-C is how a person stops it

@@ -67,4 +67,4 @@ def test_the_commands_run(tmp_path) -> None:
     assert "8 new runs" in outputs[0]
     assert "0 flips" in outputs[3]  # the log's own scorers agree with the log
     assert "pass" in outputs[4] and "error" in outputs[4]
-    assert "1 new runs" in outputs[5] and "imported pass" in outputs[5]
+    assert "1 new run (" in outputs[5] and "imported pass" in outputs[5]

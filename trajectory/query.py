@@ -231,7 +231,13 @@ class Views:
         """A person's SQL: checked, then run on the locked connection."""
         check_sql(self.con, sql, self.catalog)
         if self.limits is not None:
-            return run_limited(self.con, sql, self.limits)
+            try:
+                return run_limited(self.con, sql, self.limits)
+            except QueryError as exc:  # DuckDB's first line: the table it does not know
+                better = unknown_table(str(exc))
+                if better is None:
+                    raise
+                raise QueryError(better) from None
         try:
             return self.con.sql(sql).to_arrow_table()
         except duckdb.Error as exc:

@@ -19,8 +19,10 @@ from collections.abc import Sequence
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from . import interrupts
 from .ingest import DEFAULT_LIMITS, Limits, parse
 from .store import Store, now_utc
+from .text import plural
 
 TRUSTED = "trusted_judgements"  # meta kind; key = the judgement run's id
 
@@ -47,20 +49,23 @@ def trust_runs(store: Store, run_ids: Sequence[str], *, by: str, via: str) -> in
         if not new:
             return 0
         first = max(known.values(), default=0) + 1
-        now = now_utc()
-        store.append(
-            "meta",
-            pa.table(
-                {
-                    "kind": [TRUSTED] * len(new),
-                    "key": new,
-                    "at": [now] * len(new),
-                    "by": [by] * len(new),
-                    "data": [json.dumps({"order": first + i, "via": via}) for i in range(len(new))],
-                }
-            ),
-        )
+        with interrupts.deferred():  # the commit and its note: one step for Ctrl-C
+            store.append("meta", _rows(new, first, by, via))
+            interrupts.note(f"trust in {plural(len(new), 'judgement run')}")
     return len(new)
+
+
+def _rows(new: list[str], first: int, by: str, via: str) -> pa.Table:
+    now = now_utc()
+    return pa.table(
+        {
+            "kind": [TRUSTED] * len(new),
+            "key": new,
+            "at": [now] * len(new),
+            "by": [by] * len(new),
+            "data": [json.dumps({"order": first + i, "via": via}) for i in range(len(new))],
+        }
+    )
 
 
 def trust_file_judgements(store: Store, data: bytes, source: str, limits: Limits = DEFAULT_LIMITS) -> int:

@@ -6,6 +6,7 @@ One run per sample and epoch; the log's scores become an ``imported`` pass. The 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated
 
 import typer
@@ -13,8 +14,9 @@ import typer
 from trajectory.importers import import_inspect
 from trajectory.importers.writer import ImportReport
 from trajectory.redact import redact_text
+from trajectory.termsafe import term_safe
 
-from .common import JsonOpt, StoreOpt, command_line, echo_json, handle_errors, open_store
+from .common import JsonOpt, StoreOpt, command, command_line, echo_json, handle_errors, open_store, progress, show_progress
 
 
 def echo_report(report: ImportReport, json_: bool) -> None:
@@ -23,22 +25,34 @@ def echo_report(report: ImportReport, json_: bool) -> None:
         echo_json(report.to_json())
     else:
         for line in report.lines():
-            typer.echo(line)
+            typer.echo(term_safe(line))  # file and sample names come from the logs
     for s in report.failed:
-        typer.echo(redact_text(f"error: {s.error}"), err=True)
+        typer.echo(term_safe(redact_text(f"error: {s.error}")), err=True)
     if report.failed:
         raise typer.Exit(1)
 
 
+def files_progress(update: Callable[..., None]) -> Callable[[int, int, str | None], None]:
+    """An importer's ``progress(files done, files, file)`` as a progress bar's update."""
+
+    def told(done: int, total: int, name: str | None) -> None:
+        update(done, total, f"importing {name}" if name is not None else "writing")
+
+    return told
+
+
 @handle_errors
 def inspect_(
-    logs: Annotated[list[str], typer.Argument(help="Inspect .eval or .json logs, or folders of them.")],
+    logs: Annotated[list[str], typer.Argument(help="Inspect .eval or .json logs, or folders of them.", metavar="LOG")],
     json_: JsonOpt = False,
     store: StoreOpt = None,
 ) -> None:
     """Import Inspect AI eval logs; their scores become an `imported` pass (needs traj[inspect])."""
-    echo_report(import_inspect(open_store(store), logs, command=command_line()), json_)
+    s = open_store(store, create=True)
+    with progress("importing", enabled=show_progress(json_), unit="logs") as update:
+        report = import_inspect(s, logs, command=command_line(), progress=files_progress(update))
+    echo_report(report, json_)
 
 
 def register(import_app: typer.Typer) -> None:
-    import_app.command("inspect")(inspect_)
+    command(import_app, inspect_, "inspect")

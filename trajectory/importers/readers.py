@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import SchemaError
+from . import Progress
 from . import inspect_log as il
 from . import otel
 from .writer import CHUNK, MappedRun, RecordedAnswer, Source
@@ -159,33 +160,45 @@ def _json_sample_label(exc: BaseException) -> str:
     return "the log"
 
 
-def inspect_sources(paths: Sequence[str | Path]) -> Iterator[Source]:
-    """One source per log, read lazily (one log's samples in memory at a time)."""
-    for path in inspect_log_files(paths):
+def inspect_sources(paths: Sequence[str | Path], progress: Progress | None = None) -> Iterator[Source]:
+    """One source per log, read lazily (one log's samples in memory at a time); ``progress`` is
+    told of each log as its reading starts, and once more when all are read."""
+    files = inspect_log_files(paths)
+    for i, path in enumerate(files):
+        if progress is not None:
+            progress(i, len(files), path)
         yield read_inspect_log(path)
+    if progress is not None:
+        progress(len(files), len(files), None)
 
 
-def otel_sources(paths: Sequence[str | Path], **options: Any) -> list[Source]:
+def otel_sources(paths: Sequence[str | Path], progress: Progress | None = None, **options: Any) -> list[Source]:
     """The OTLP files as sources: a file that cannot be read is its own failed source; the
-    traces of all readable files form one source, so a trace spread over files stays whole."""
+    traces of all readable files form one source, so a trace spread over files stays whole.
+    ``progress`` is told of each file as its reading starts."""
     docs: list[otel.Document] = []
     failed: list[Source] = []
     names = []
+    every = []
     for p in paths:
         path = Path(p)
-        files = sorted(f for f in path.rglob("*") if f.is_file()) if path.is_dir() else [path]
-        for f in files:
-            try:
-                data = f.read_bytes()
-            except OSError as exc:
-                failed.append(Source(str(f), error=f"{f}: cannot read: {exc.strerror or exc}"))
-                continue
-            try:
-                docs += otel.parse_file(data, str(f))
-            except SchemaError as exc:
-                failed.append(Source(str(f), error=str(exc)))
-                continue
-            names.append(str(f))
+        every += sorted(f for f in path.rglob("*") if f.is_file()) if path.is_dir() else [path]
+    for i, f in enumerate(every):
+        if progress is not None:
+            progress(i, len(every), str(f))
+        try:
+            data = f.read_bytes()
+        except OSError as exc:
+            failed.append(Source(str(f), error=f"{f}: cannot read: {exc.strerror or exc}"))
+            continue
+        try:
+            docs += otel.parse_file(data, str(f))
+        except SchemaError as exc:
+            failed.append(Source(str(f), error=str(exc)))
+            continue
+        names.append(str(f))
+    if progress is not None:
+        progress(len(every), len(every), None)
     if not names:
         return failed
     try:

@@ -30,11 +30,13 @@ import pyarrow.compute as pc
 from judges.base import Verdict
 from replay.state import RunState
 
+from .. import interrupts
 from ..errors import SchemaError, TrajError
 from ..ingest import Parsed, ingest_events, parse
 from ..judging import JUDGEMENT_SUITE, PassResult, SuiteResolver, new_pass_id, recorded_judgements, verdict_row, write_pass
 from ..query import Views
 from ..store import Store, now_utc
+from ..text import plural
 from ..trust import trust_runs
 
 CHUNK = 200  # samples read from an .eval log at once (bounded memory, one zip directory read)
@@ -101,15 +103,16 @@ class ImportReport:
         out = []
         for s in self.sources:
             if s.error is None:
-                out.append(f"{s.name}: {s.runs} runs, {s.events} events read: {s.new_runs} new runs "
-                           f"({s.new_events} events), {s.known_runs} already imported"
-                           + (f", {s.judgements} grader answers recorded" if s.judgements else "")
-                           + (f"; {s.open_traces} open traces (no root span yet) left for a later import"
+                out.append(f"{s.name}: {plural(s.runs, 'run')}, {plural(s.events, 'event')} read: "
+                           f"{plural(s.new_runs, 'new run')} ({plural(s.new_events, 'event')}), "
+                           f"{s.known_runs} already imported"
+                           + (f", {plural(s.judgements, 'grader answer')} recorded" if s.judgements else "")
+                           + (f"; {plural(s.open_traces, 'open trace')} (no root span yet) left for a later import"
                               if s.open_traces else ""))
         if self.pass_result is not None:
             c = self.pass_result.counts
             parts = ", ".join(f"{c[k]} {k}" for k in ("pass", "fail", "error", "skipped", "na") if c[k])
-            out.append(f"recorded scores: {len(self.pass_result.rows)} verdicts ({parts}) as imported pass "
+            out.append(f"recorded scores: {plural(len(self.pass_result.rows), 'verdict')} ({parts}) as imported pass "
                        f"{self.pass_result.pass_id}" + (f"; {self.unchanged_verdicts} unchanged" if self.unchanged_verdicts else ""))
         elif self.unchanged_verdicts:
             out.append(f"recorded scores: all {self.unchanged_verdicts} already imported")
@@ -211,12 +214,13 @@ def _write_source(store: Store, src: Source, known_answers: set[tuple[str, str, 
     answers = _answers_run(src, fresh) if fresh else []
     if answers:
         parsed.extend(_parse_run(src.name, MappedRun("", "grader answers", answers, None)))
-    result = ingest_events(store, parsed, src.name, split_of=split_of)
-    if answers:
-        # The import wrote these answers from the log the person named, as `traj judge --llm`
-        # writes the ones it asks: only now do they count (trajectory/trust.py). A crash before
-        # this line leaves them ingested but not counted; importing again registers them.
-        trust_runs(store, [answers[0]["run_id"]], by=by or "traj import", via=f"traj import {importer} {src.name}")
+    with interrupts.deferred():  # the runs and the trust in their answers: one step for Ctrl-C
+        result = ingest_events(store, parsed, src.name, split_of=split_of)
+        if answers:
+            # The import wrote these answers from the log the person named, as `traj judge --llm`
+            # writes the ones it asks: only now do they count (trajectory/trust.py). A crash before
+            # this line leaves them ingested but not counted; importing again registers them.
+            trust_runs(store, [answers[0]["run_id"]], by=by or "traj import", via=f"traj import {importer} {src.name}")
     known_answers |= {_ident(a.judge, a.model, a.key, a.output) for a in fresh}
     report.new_events = result.new
     report.new_runs = result.new_runs - (1 if fresh else 0)
