@@ -38,6 +38,7 @@ READERS = [
     ["runs"], ["status"], ["judge"], ["diff"], ["passes"], ["show", "r1"], ["query", "SELECT 1 AS x"],
     ["export", "events"], ["report", "--batch", "b1"], ["compact"], ["recover"], ["suite", "list"],
     ["suite", "add", "x", "."], ["override", "r1", "--to", "pass", "--evidence", "x", "--by", "ann"],
+    ["view", "--static", "site"],
 ]
 
 
@@ -48,6 +49,32 @@ def test_a_command_on_a_path_without_a_store_says_so_and_exits_1(argv, tmp_path)
     assert r.exit_code == 1, r.output
     assert r.output.strip() == f"error: no traj store at {path} (create one with traj ingest or traj demo)"
     assert not path.exists()
+
+
+@pytest.mark.parametrize("kind", ["otel", "inspect"])
+def test_a_refused_first_import_leaves_no_folder_and_says_why(kind, tmp_path) -> None:
+    bad = tmp_path / ("bad.jsonl" if kind == "otel" else "bad.json")
+    bad.write_text('{"resourceSpans": 5}\n' if kind == "otel" else '{"version": 2, "eval": 5}\n')
+    r = traj("import", kind, str(bad), "--store", str(tmp_path / "new"))
+    assert r.exit_code == 1 and r.output.startswith(f"error: {bad}") and "Traceback" not in r.output
+    assert not (tmp_path / "new").exists()
+
+
+def test_import_otel_as_typed_creates_its_store_and_answers_in_json(tmp_path) -> None:
+    from otel_traces import agent_trace, evaluation
+    from otel_traces import jsonl as otlp
+
+    traces = tmp_path / "traces.jsonl"
+    traces.write_text(otlp(agent_trace("4bf92f3577b34da6a3ce929d0e0e4736", evals=[evaluation("ok", 950, score=1.0)])))
+    store = str(tmp_path / "store")
+    r = traj("import", "otel", str(traces), "--suite", "weather", "--store", store)
+    assert r.exit_code == 0 and f"{traces}: 1 run, 8 events read: 1 new run (8 events)" in r.output
+    assert "recorded scores: 1 verdict (1 pass)" in r.output
+    again = json.loads(traj("import", "otel", str(traces), "--suite", "weather", "--json", "--store", store).stdout)
+    (source,) = again["sources"]
+    assert source["runs"] == 1 and source["known_runs"] == 1 and source["new_runs"] == 0 and source["error"] is None
+    assert again["pass_id"] is None and again["unchanged_verdicts"] == 1
+    assert "verdict: pass" in traj("show", "otel:4bf92f3577b34da6a3ce929d0e0e4736", "--store", store).output
 
 
 def test_judge_on_a_missing_store_does_not_claim_a_dry_run(tmp_path) -> None:
@@ -186,6 +213,21 @@ def test_an_override_is_the_current_verdict_everywhere_and_says_a_person_decided
     summary = (tmp_path / "rep" / "summary.md").read_text()
     row = next(x for x in summary.splitlines() if x.startswith("| current_temp | r2 "))
     assert "fail → pass (human)" in row and "ann: “北京现在25度”" in row
+    # The viewer: the run list's verdict, and the run page says a person decided.
+    from starlette.testclient import TestClient
+
+    from trajectory.view.app import create_app
+    from trajectory.view.data import StoreData
+
+    data = StoreData(filled, background_index=False)
+    try:
+        with TestClient(create_app(data)) as c:
+            listed = {x["run_id"]: x["verdict"] for x in c.get("/api/runs").json()["runs"]}
+            assert listed["r2"] == "pass"
+            assert c.get("/api/runs/r2").json()["shown"] == {"outcome": "pass", "overridden": True, "settled": False}
+            assert "by a human override of the judge's <b>fail</b>" in c.get("/runs/r2").text
+    finally:
+        data.close()
 
 
 # -- 10. output for scripts ----------------------------------------------------------------------
@@ -221,7 +263,8 @@ def test_every_command_takes_json_and_is_documented() -> None:
         assert f"**`{' '.join(path)}" in docs, f"docs/cli.md does not give the shape of traj {' '.join(path)} --json"
 
 
-@pytest.mark.parametrize("argv", [["ingest", "-h"], ["judge", "--help"], ["suite", "check", "-h"], ["-h"]])
+@pytest.mark.parametrize("argv", [["ingest", "-h"], ["judge", "--help"], ["suite", "check", "-h"], ["-h"],
+                                  ["import", "inspect", "-h"], ["import", "otel", "-h"], ["view", "-h"]])
 def test_help_renders_flags_plainly(argv) -> None:
     r = traj(*argv)
     assert r.exit_code == 0
@@ -230,6 +273,16 @@ def test_help_renders_flags_plainly(argv) -> None:
     if argv[0] == "ingest":
         assert "Usage: traj ingest [OPTIONS] FILE..." in r.output and "--store PATH" in r.output
         assert re.search(r"^\s+--json\s+Print JSON", r.output, re.M)
+
+
+def test_every_commands_help_renders_flags_plainly() -> None:
+    import typer.main
+
+    for path, cmd in _commands(typer.main.get_command(app)):
+        r = traj(*path, "-h")
+        assert r.exit_code == 0, path
+        for bad in ("<bool>", "<str>", "<int>", "<float>", "<path>", "{", "╭", "list[str]"):
+            assert bad not in r.output, (path, bad, r.output)
 
 
 def test_version() -> None:

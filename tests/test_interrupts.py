@@ -223,3 +223,35 @@ def test_ctrl_c_on_demo(world, tmp_path) -> None:
         if said == "interrupted: nothing written":
             assert _events(store) == 0  # the scratch store of the recording is no commit here
         assert all(runs == seen for _, runs, seen in (_passes(store) if store.exists() else []))
+
+
+@pytest.fixture(scope="module")
+def imports(tmp_path_factory) -> dict[str, Path]:
+    """An OTLP file of 2,000 traces and an Inspect log of 600 samples: seconds to import each."""
+    from otel_traces import agent_trace, evaluation
+    from otel_traces import jsonl as otlp
+
+    from benchmarks.import_speed import write_log
+
+    root = tmp_path_factory.mktemp("imports")
+    with open(root / "traces.jsonl", "w", encoding="utf-8") as fh:
+        for i in range(2000):
+            fh.write(otlp(agent_trace(f"{i + 1:032x}", evals=[evaluation("correct", 950, score=1.0)])))
+    write_log(root / "caps.eval", 600)
+    return {"root": root, "otel": root / "traces.jsonl", "inspect": root / "caps.eval"}
+
+
+@pytest.mark.parametrize("kind,points", [("otel", (0.0, 1.5, 3.0)), ("inspect", (0.0, 2.0, 4.0))])
+def test_ctrl_c_on_import_inspect_and_otel(imports, tmp_path, kind, points) -> None:
+    whole = None
+    for i, after in enumerate(points):
+        store = tmp_path / f"{kind}{i}"
+        said, _ = interrupt(["import", kind, str(imports[kind]), "--store", str(store)], after, imports["root"])
+        n = _events(store)
+        assert all(runs == seen for _, runs, seen in (_passes(store) if store.exists() else []))
+        if said == "interrupted: nothing written":
+            assert n == 0
+        else:  # the file's runs are one commit: all of them, and the line names the file
+            assert str(imports[kind]) in said and n > 0
+            whole = n if whole is None else whole
+            assert n == whole

@@ -89,3 +89,31 @@ def test_progress_on_a_terminal_only(data) -> None:
     assert rc == 0 and "compacting" in err
     rc, out, err = run(["import", "selfevo", "selfevo.jsonl", "--store", store], data, terminal=True)
     assert rc == 0 and "importing selfevo.jsonl" in err and "lines/s" in err
+
+
+@pytest.mark.slow
+def test_import_inspect_and_otel_show_progress_on_a_terminal_only(tmp_path) -> None:
+    from otel_traces import agent_trace, evaluation
+    from otel_traces import jsonl as otlp
+
+    from benchmarks.import_speed import write_log
+
+    (tmp_path / "traces").mkdir()
+    for f in range(5):
+        with open(tmp_path / "traces" / f"part{f}.jsonl", "w", encoding="utf-8") as fh:
+            for i in range(100):
+                fh.write(otlp(agent_trace(f"{f * 100 + i + 1:032x}", evals=[evaluation("correct", 950, score=1.0)])))
+    (tmp_path / "logs").mkdir()
+    for f in range(3):
+        write_log(tmp_path / "logs" / f"caps{f}.eval", 60)
+    store = str(tmp_path / "store")
+    rc, out, err = run(["import", "otel", "traces", "--store", store], tmp_path, terminal=True)
+    assert rc == 0 and "500 new runs" in out
+    assert "importing" in err and "5/5" in err and "files/s" in err  # a bar with counts and rate
+    rc, out, err = run(["import", "inspect", "logs", "--store", store], tmp_path, terminal=True)
+    assert rc == 0 and "new runs" in out
+    assert "importing" in err and "/3" in err and "logs/s" in err
+    rc, out, err = run(["import", "otel", "traces", "--store", store], tmp_path, terminal=False)
+    assert rc == 0 and err == ""
+    rc, out, err = run(["import", "inspect", "logs", "--json", "--store", store], tmp_path, terminal=True)
+    assert rc == 0 and err.strip() == "" and json.loads(out)["sources"][0]["known_runs"] > 0
