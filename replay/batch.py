@@ -217,6 +217,14 @@ def build_state(row: dict[str, Any], reads: Reads = ALL) -> RunState:
     return replace(state, seq=row["last_seq"], last_at=row["last_at"], **finish)
 
 
+def start_state(row: dict[str, Any]) -> RunState:
+    """What a run's aggregated row says before any event but its start (suite, task, batch...):
+    the state a run whose replay failed is reported with."""
+    start = _decode(row["start"])
+    assert isinstance(start, ev.RunStarted)
+    return RunState(run_id=row["run_id"], **start_fields(start))
+
+
 _NO_STEP = Step(seq=-1, action="")
 
 

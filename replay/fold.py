@@ -15,7 +15,7 @@ from msgspec.structs import replace
 from trajectory import events as ev
 from trajectory.errors import TrajError
 
-from .patch import apply_patch
+from .patch import PatchError, apply_patch
 from .state import (
     Confirmation,
     Judgement,
@@ -30,13 +30,23 @@ from .state import (
 
 
 class ReplayError(TrajError, ValueError):
-    """Events that cannot follow each other: wrong run, skipped or repeated seq."""
+    """Events that cannot follow each other (wrong run, skipped or repeated seq), or one that
+    cannot apply to the state it follows (``seq``: that event, e.g. a patch on a missing path)."""
 
-    def __init__(self, message: str, *, run_id: str, expected: int | None = None, actual: int | None = None):
+    def __init__(
+        self,
+        message: str,
+        *,
+        run_id: str,
+        expected: int | None = None,
+        actual: int | None = None,
+        seq: int | None = None,
+    ):
         super().__init__(message)
         self.run_id = run_id
         self.expected = expected
         self.actual = actual
+        self.seq = seq
 
 
 _FIGURES = tuple(
@@ -132,7 +142,13 @@ def effect(state: RunState, event: ev.Event, **base: Any) -> RunState:
             if event.snapshot is not None:
                 world = event.snapshot
             else:
-                world = apply_patch(state.state if state.state is not None else {}, event.patch or ())
+                try:
+                    world = apply_patch(state.state if state.state is not None else {}, event.patch or ())
+                except PatchError as exc:
+                    # The run's own fault: it names the event, so that the run (not the pass) fails.
+                    raise ReplayError(
+                        f"seq {event.seq} (state_changed): {exc}", run_id=state.run_id, seq=event.seq
+                    ) from None
             return replace(state, **base, state=world, state_changes=state.state_changes + 1)
         case ev.SheetChanged():
             sheet = state.sheet

@@ -22,9 +22,10 @@ def _no_env_store(monkeypatch) -> None:
 
 def pytest_terminal_summary(terminalreporter) -> None:
     # The reliability tests' figures, shown even without -s (see tests/figures.py).
-    from figures import RELIABILITY_FIGURES
+    from figures import RELIABILITY_FIGURES, hardening_lines
 
-    if RELIABILITY_FIGURES:
+    lines = RELIABILITY_FIGURES + hardening_lines()
+    if lines:
         terminalreporter.section("reliability figures")
-        for text in RELIABILITY_FIGURES:
+        for text in lines:
             terminalreporter.write_line(text)

@@ -26,6 +26,7 @@ from . import events as ev
 from . import interrupts
 from .errors import ConflictError, LimitError, SchemaError, TrajError
 from .jsonkeys import duplicate_key
+from .patchcheck import WorldCheck
 from .store import Store, now_utc
 from .tables import ARROW_TYPES, EVENTS_SCHEMA, TS, events_schema
 from .text import first_difference, plural
@@ -290,6 +291,7 @@ def plan_batch(
     """Decide which events are new; raise if the batch breaks a rule. Caller holds the lock."""
     run_ids = list(dict.fromkeys(p.event.run_id for p in parsed))
     stored = existing_runs(store, run_ids)
+    worlds = WorldCheck(store, set(stored))
     new: list[tuple[Parsed, RunInfo]] = []
     present = 0
     problems: list[str] = []
@@ -354,6 +356,11 @@ def plan_batch(
         counts[run] += 1
         if counts[run] > limits.max_events_per_run:
             refuse(p, "$.seq", f"run has more than {limits.max_events_per_run} events (limit)")
+            continue
+        bad_patch = worlds.check(e)
+        if bad_patch is not None:
+            refuse(p, *bad_patch)
+            nxt[run] = seq + 1  # the lines after it are not out of order because of it
             continue
         if isinstance(e, ev.RunStarted):
             split = split_of(e.suite, e.task) if (split_of and e.split is None) else None
@@ -525,6 +532,10 @@ def ingest_events(
     report.runs = len({p.event.run_id for p in parsed})
     if not parsed:
         return report
+    if split_of is None:  # the pool is resolved once, here, whoever ingests (recorder, importers)
+        from .judging.resolve import SuiteResolver
+
+        split_of = SuiteResolver(store).split_of
     # Into a new store the batch is checked before the lock creates its folder (a refused first
     # batch leaves none); the plan stays valid if no events appeared meanwhile.
     plan = plan_batch(store, parsed, source, limits, split_of) if not store.exists else None

@@ -25,6 +25,7 @@ from replay.batch import sql_str
 from . import events as ev
 from .columns import Declaration
 from .errors import QueryError
+from .redact import redact_text
 from .query_limits import QueryLimits, apply_memory_limit, run_limited
 from .store import TABLES, Store, now_utc
 from .termsafe import json_safe, term_safe
@@ -83,11 +84,16 @@ def runs_sql(decl: Declaration) -> str:
 
 RUNS_SQL = runs_sql(ev.declaration())
 
+# A verdict is in its run's pool (resolved at ingest, see run_split), whatever split the verdict
+# row itself carries: an older traj wrote the replayed state's, NULL for a run that did not say.
 HISTORY_SQL = """
-SELECT v.pass_id, v.run_id, v.suite, v.task, v.batch, coalesce(v.split, 'tune') AS split,
+SELECT v.pass_id, v.run_id, v.suite, v.task, v.batch, coalesce(s.split, v.split, 'tune') AS split,
        v.outcome, v.score, v.reason, v.checks, v.judge_version, v.judged_at, v.details,
        p.kind AS pass_kind
-FROM _verdicts v JOIN _passes p USING (pass_id)
+FROM _verdicts v JOIN _passes p USING (pass_id) LEFT JOIN _run_split s USING (run_id)
+"""
+OVERRIDES_SQL = """
+SELECT o.* FROM _overrides o LEFT JOIN _run_split s USING (run_id)
 """
 
 
@@ -123,6 +129,29 @@ SELECT a.pass_id, coalesce(a.run_id, o.run_id) AS run_id, coalesce(a.suite, o.su
 FROM a FULL OUTER JOIN o ON a.run_id = o.run_id
 LEFT JOIN lone ON lone.run_id = o.run_id
 """
+
+
+def events_sql(con: duckdb.DuckDBPyConnection, store: Store) -> str:
+    """The ``events`` view: every event with its run's pool. Ingest stores the pool (the run's
+    own ``split``, else its task's declared one); runs ingested before that have none stored and
+    get it the same way here, from the suites the store knows."""
+    unresolved = con.execute(
+        "SELECT DISTINCT suite, task FROM _events WHERE seq = 0 AND split IS NULL AND suite IS NOT NULL"
+    ).fetchall()
+    if not unresolved:
+        return "CREATE VIEW events AS SELECT * FROM _events"
+    from .judging.resolve import SuiteResolver  # the suites know their tasks' pools
+
+    split_of = SuiteResolver(store).split_of
+    rows = [(suite, task, split_of(suite, task or "")) for suite, task in unresolved]
+    declared = [r for r in rows if r[2] is not None]
+    if not declared:
+        return "CREATE VIEW events AS SELECT * FROM _events"
+    con.register("_task_split", pa.table({k: list(v) for k, v in zip(("suite", "task", "split"), zip(*declared))}))
+    return (
+        "CREATE VIEW events AS SELECT e.* REPLACE (coalesce(e.split, t.split) AS split) FROM _events e "
+        "LEFT JOIN _task_split t ON e.split IS NULL AND e.suite = t.suite AND e.task = t.task"
+    )
 
 
 def _empty(schema: pa.Schema) -> pa.Table:
@@ -165,7 +194,8 @@ class Views:
                 self.con.register(f"{raw}_empty", _empty(schema))
                 self.con.execute(f"CREATE VIEW {raw} AS SELECT * FROM {raw}_empty")
         pool = "" if split is None else f" WHERE split = {sql_str(split)}"
-        self.con.execute("CREATE VIEW events AS SELECT * FROM _events")
+        self.con.execute(events_sql(self.con, store))
+        self.con.execute("CREATE VIEW _run_split AS SELECT run_id, coalesce(split, 'tune') AS split FROM events WHERE seq = 0")
         self.con.execute(f"CREATE VIEW _runs_all AS {RUNS_SQL}")
         self.con.execute(f"CREATE VIEW runs AS SELECT * FROM _runs_all{pool}")
         self.con.execute(f"CREATE VIEW _history_all AS {HISTORY_SQL}")
@@ -173,7 +203,8 @@ class Views:
         self.con.execute(f"CREATE VIEW _current_all AS {CURRENT_SQL}")
         self.con.execute(f"CREATE VIEW verdicts AS SELECT * FROM _current_all{pool}")
         self.con.execute("CREATE VIEW passes AS SELECT * FROM _passes")
-        self.con.execute("CREATE VIEW overrides AS SELECT * FROM _overrides")
+        override_pool = "" if split is None else f" WHERE coalesce(s.split, 'tune') = {sql_str(split)}"
+        self.con.execute(f"CREATE VIEW overrides AS {OVERRIDES_SQL}{override_pool}")
         if sandbox:
             if limits is not None:  # before external access is off: that also freezes temp_directory
                 apply_memory_limit(self.con, limits)
@@ -232,6 +263,17 @@ def unknown_table(message: str) -> str | None:
         return f"no table {name}; did you mean {near[0]}?"
     return f"no table {name}; the tables are {', '.join(VIEWS)}"
 
+
+
+def run_splits(views: Views, run_ids: Sequence[str]) -> dict[str, str]:
+    """run_id -> its pool (tune or holdout), as every view of the store sees it."""
+    if not run_ids:
+        return {}
+    rows = views.con.execute(
+        "SELECT run_id, split FROM _run_split WHERE run_id BETWEEN ? AND ? AND list_contains(?, run_id)",
+        [min(run_ids), max(run_ids), list(run_ids)],
+    ).fetchall()
+    return dict(rows)
 
 
 def run_filter(
@@ -342,10 +384,10 @@ def record_holdout_view(store: Store, command: str, detail: dict[str, Any] | Non
     by = current_user()
     row = {
         "kind": ["holdout_view"],
-        "key": [command],
+        "key": [redact_text(command)],
         "at": [now_utc()],
         "by": [by],
-        "data": [json.dumps(detail or {}, ensure_ascii=False)],
+        "data": [redact_text(json.dumps(detail or {}, ensure_ascii=False))],
     }
     store.append("meta", pa.table(row))
 

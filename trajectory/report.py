@@ -17,8 +17,8 @@ Decisions:
   takeover. Turns: ``metrics.turns`` when reported, else the number of steps.
 * Token cost uses prices per million tokens; cached tokens are counted inside the input tokens,
   so uncached input = input - cached.
-* ``share``: answer texts, check values found (``actual``), image references, device serials
-  and absolute paths are left out or masked; evidence quoted from a final answer is masked too.
+* ``share``: an allow-list (trajectory/share.py): ids, task, suite, outcome, score, counts,
+  durations, tokens, check names and pass/fail; every free text dropped or a category.
 """
 
 from __future__ import annotations
@@ -111,7 +111,9 @@ def holdout_line(views: Sequence[dict[str, Any]]) -> list[str]:
 
 
 class Scrubber:
-    """Masks what --share leaves out, for one report."""
+    """Masks answers, serials, image references and absolute paths in text. Not what --share
+    relies on (that is an allow-list, trajectory/share.py); kept for callers that mask text
+    they show on this machine."""
 
     def __init__(self, rows: Iterable[dict[str, Any]], enabled: bool):
         self.enabled = enabled
@@ -146,34 +148,22 @@ def for_sharing(
     meta: dict[str, Any],
     holdout_views: Sequence[dict[str, Any]],
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, Any], list[dict[str, Any]]]:
-    """What ``--share`` leaves of a report's inputs, decided in this one place (the rendering
-    in :func:`build` knows nothing of sharing): answer texts, the values checks found
-    (``actual``), image references and device serials are dropped, and masked wherever text
-    quotes them; absolute paths are masked; override evidence quoted from a final answer is
-    replaced by a note."""
-    scrub = Scrubber(rows, True)
-    answers = {r["run_id"]: r.get("answer") for r in rows}
-    out_rows = []
-    for r in rows:
-        kept = {k: v for k, v in r.items() if k not in ("answer", "images", "device")}
-        kept["checks"] = [{k: v for k, v in c.items() if k != "actual"} for c in r.get("checks") or []]
-        out_rows.append(scrub(kept))
-    out_overrides = []
-    for o in overrides:
-        answer = answers.get(o["run_id"])
-        evidence = o["evidence"]
-        if answer and evidence in answer:
-            evidence = "[quoted from the final answer: omitted]"
-        out_overrides.append({**scrub({**o, "evidence": ""}), "evidence": scrub(evidence)})
-    return out_rows, out_overrides, scrub(meta), [scrub(v) for v in holdout_views]
+    """What ``--share`` keeps of a report's inputs, decided in this one place (the rendering
+    in :func:`build` knows nothing of sharing): the allow-list of trajectory/share.py. Answers,
+    images, serials, reasons, check values, evidence, names and paths are not on it."""
+    from .share import share_look, share_meta, share_override, share_row
+
+    return ([share_row(r) for r in rows], [share_override(o) for o in overrides], share_meta(meta),
+            [share_look(v) for v in holdout_views])
 
 
 def _checks(row: dict[str, Any]) -> list[dict[str, Any]]:
     out = []
     for c in row.get("checks") or []:
-        item = {"name": c["name"], "passed": c["passed"], "expected": _loads(c.get("expected")), "reason": c.get("reason")}
-        if "actual" in c:
-            item["actual"] = _loads(c.get("actual"))
+        item = {"name": c["name"], "passed": c["passed"]}
+        for key in ("expected", "reason", "actual"):  # a shared row has none of them
+            if key in c:
+                item[key] = _loads(c[key]) if key != "reason" else c[key]
         out.append(item)
     return out
 
@@ -286,7 +276,10 @@ def build(
     """
     meta = dict(meta or {})
     if share:
+        from .share import safe_id
+
         rows, overrides, meta, holdout_views = for_sharing(rows, overrides, meta, holdout_views)
+        batch = safe_id(batch, "batch") or "[batch]"
     rows = sorted(rows, key=lambda r: (r.get("task") or "", r["run_id"]))
     shown = {r["run_id"]: effective(r, overrides) for r in rows}
     counts: Counter[str] = Counter(v[0] for v in shown.values())

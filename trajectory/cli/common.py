@@ -18,6 +18,7 @@ import typer.core
 from trajectory import interrupts
 from trajectory.errors import NotFound, TrajError
 from trajectory.query import json_default
+from trajectory.redact import redact_argv, redact_text
 from trajectory.store import Store, default_store_path
 from trajectory.diskfault import disk_fault
 from trajectory.termsafe import json_safe
@@ -71,7 +72,7 @@ def handle_errors(fn: F) -> F:
                     typer.echo(interrupts.answer(committed), err=True)
                     raise typer.Exit(130) from None
                 if isinstance(exc, TrajError):
-                    typer.echo(f"error: {exc}", err=True)
+                    typer.echo(redact_text(f"error: {exc}"), err=True)
                     raise typer.Exit(1) from None
                 if isinstance(exc, BrokenPipeError):
                     # `traj export | head`: the reader went away; that is not an error of ours.
@@ -84,7 +85,7 @@ def handle_errors(fn: F) -> F:
                 line = disk_fault(exc, kwargs.get("store") or default_store_path())
                 if line is None:
                     raise
-                typer.echo(f"error: {line}", err=True)
+                typer.echo(redact_text(f"error: {line}"), err=True)
                 raise typer.Exit(1) from None
             interrupts.remember(committed)
             if interrupts.signalled():
@@ -100,8 +101,11 @@ def echo_json(value: Any) -> None:
     typer.echo(json_safe(json.dumps(value, ensure_ascii=False, default=json_default, indent=None)))
 
 
-def command_line() -> str:
-    return "traj " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+def command_line(argv: list[str] | None = None) -> str:
+    """The command as typed, for the passes table and the logs: secrets shown as ``***``
+    (trajectory/redact.py), never stored."""
+    words = redact_argv(sys.argv[1:] if argv is None else argv)
+    return "traj " + " ".join(shlex.quote(a) for a in words)
 
 
 # -- progress ---------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ import typer
 
 from trajectory.importers import import_inspect
 from trajectory.importers.writer import ImportReport
+from trajectory.redact import redact_text
 from trajectory.termsafe import term_safe
 
 from .common import JsonOpt, StoreOpt, command, command_line, echo_json, handle_errors, open_store, progress, show_progress
@@ -26,7 +27,7 @@ def echo_report(report: ImportReport, json_: bool) -> None:
         for line in report.lines():
             typer.echo(term_safe(line))  # file and sample names come from the logs
     for s in report.failed:
-        typer.echo(term_safe(f"error: {s.error}"), err=True)
+        typer.echo(term_safe(redact_text(f"error: {s.error}")), err=True)
     if report.failed:
         raise typer.Exit(1)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Annotated, Any
 
 import typer
@@ -15,7 +16,8 @@ from trajectory.judging import (
     render_diff,
 )
 from trajectory.judging.passes import PassResult
-from trajectory.query import format_table
+from trajectory.errors import QueryError
+from trajectory.query import SPLITS, format_table, record_holdout_view
 from trajectory.text import plural
 from trajectory.termsafe import term_safe
 
@@ -49,6 +51,20 @@ def judge_json(result: PassResult, flips: Any = None) -> dict[str, Any]:
     return out
 
 
+def shown_pool(store: Any, result: PassResult, split: str) -> tuple[PassResult, int]:
+    """The pass as it may be shown: without ``--split holdout`` the holdout runs' verdicts
+    (and the counts, reasons and flips they would feed) are left out; with it, they are shown
+    and the look is recorded. The pass itself is written whole either way."""
+    holdout = [r for r in result.rows if r.get("split") == "holdout"]
+    if not holdout:
+        return result, 0
+    if split == "holdout":
+        record_holdout_view(store, "judge", {"runs": len(holdout), "pass": result.pass_id})
+        return result, 0
+    shown = [r for r in result.rows if r.get("split") != "holdout"]
+    return dataclasses.replace(result, rows=shown), len(holdout)
+
+
 def reason_lines(result: PassResult) -> list[str]:
     """What to look at after a pass: the most common error and fail reasons."""
     top = result.top_reasons()
@@ -76,7 +92,7 @@ def judge(
     ] = None,
     llm_key: Annotated[
         str | None,
-        typer.Option(help="API key (else $TRAJ_LLM_API_KEY, $OPENAI_API_KEY).", show_default=False, metavar="KEY"),
+        typer.Option(help="API key; prefer $TRAJ_LLM_API_KEY (or $OPENAI_API_KEY): a key typed here stays in the shell history. Never stored or printed (shown as ***).", show_default=False, metavar="KEY"),
     ] = None,
     llm_model: Annotated[str | None, typer.Option(help="Judge model (else $TRAJ_LLM_MODEL).", metavar="MODEL")] = None,
     llm_deadline: Annotated[
@@ -96,10 +112,15 @@ def judge(
         typer.Option(help="Per-run time budget in seconds; a judge past it gives an error verdict (0: none).",
                      metavar="SECONDS"),
     ] = 60.0,
+    split: Annotated[
+        str, typer.Option("--split", help="Show the verdicts of this pool's runs (holdout: the look is recorded).")
+    ] = "tune",
     json_: JsonOpt = False,
     store: StoreOpt = None,
 ) -> None:
     """Judge finished runs with the current judge code; each call is one pass."""
+    if split not in SPLITS:
+        raise QueryError(f"--split must be one of {', '.join(SPLITS)}, got {split!r}")
     s = open_store(store)
     resolver = SuiteResolver(s)
     limits = {
@@ -134,11 +155,14 @@ def judge(
             timeout=timeout or None,
             progress=update,
         )
+    result, hidden = shown_pool(s, result, split)
     flips = dry_run_diff(s, result) if dry_run else None
     if json_:
-        echo_json(judge_json(result, flips))
+        echo_json({**judge_json(result, flips), "holdout_hidden": hidden})
         return
     typer.echo(result.summary())
+    if hidden:
+        typer.echo(f"(and {plural(hidden, 'holdout run')}: verdicts shown with --split holdout, and the look is recorded)")
     for line in reason_lines(result):
         typer.echo(term_safe(line))  # stored reasons: control sequences shown, not obeyed
     if flips is not None:

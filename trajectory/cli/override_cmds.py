@@ -19,7 +19,9 @@ import typer
 from trajectory import interrupts
 from trajectory.errors import NotFound, TrajError
 from trajectory.judging import current_rows, load_state
+from trajectory.query import SPLITS, record_holdout_view
 from trajectory.store import OVERRIDES_SCHEMA, Store, now_utc
+from trajectory.verdicts import pool_of
 
 from .common import StoreOpt, command, echo_json, handle_errors, open_store
 
@@ -121,6 +123,9 @@ def override(
     category: Annotated[
         str | None, typer.Option("--category", help="Failure category: perception, route, ...", metavar="WORD")
     ] = None,
+    split: Annotated[
+        str, typer.Option("--split", help="holdout: show a holdout run's automatic verdict (the look is recorded).")
+    ] = "tune",
     json_: Annotated[bool, typer.Option("--json", help="Print the recorded row as JSON.")] = False,
     store: StoreOpt = None,
 ) -> None:
@@ -128,7 +133,16 @@ def override(
     who = by or os.environ.get("TRAJ_USER")
     if not who:
         raise NotFound("--by NAME is required (or set TRAJ_USER)")
-    row = record_override(open_store(store), run, to, evidence, who, category)
+    if split not in SPLITS:
+        raise OverrideRefused(f"--split must be one of {', '.join(SPLITS)}, got {split!r}")
+    s = open_store(store)
+    row = record_override(s, run, to, evidence, who, category)
+    if pool_of(s, run) == "holdout":
+        if split == "holdout":
+            record_holdout_view(s, "override", {"run": run})
+        else:
+            # The automatic verdict of a holdout run is shown only to a recorded look.
+            row = {**row, "auto_outcome": "(holdout)", "auto_pass_id": None}
     if json_:
         echo_json(row)
         return

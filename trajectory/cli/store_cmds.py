@@ -22,6 +22,7 @@ from trajectory.query_limits import MAX_ROWS, MEMORY, TIMEOUT, QueryLimits, huma
 from trajectory.recorder import recover
 from trajectory.show import list_runs, run_query, show_json, status as store_status, timeline
 from trajectory.store import migrate as migrate_store
+from trajectory.redact import redact_text
 from trajectory.termsafe import term_safe
 from trajectory.text import plural
 
@@ -63,9 +64,9 @@ def ingest(
                                progress=lambda name, done, size: update(done, size, f"reading {name}"))
         for name, result in results:
             if isinstance(result, Exception):
-                typer.echo(f"error: {result}", err=True)
+                typer.echo(redact_text(f"error: {result}"), err=True)
                 typer.echo(f"{name}: refused, nothing written", err=True)
-                out.append({"source": name, "refused": str(result)})
+                out.append({"source": name, "refused": redact_text(str(result))})
                 failed = True
                 continue
             out.append(dataclasses.asdict(result))

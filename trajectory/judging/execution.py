@@ -24,11 +24,12 @@ import msgspec
 
 from judges.base import Verdict
 from judges.contract import Pairing
+from replay import ReplayError
 from replay.batch import Reads
 from replay.state import Judgement, RunState
 from suites.registry import SuiteSpec
 
-from ..query import Views
+from ..query import Views, run_splits
 from ..store import Store
 from .passes import verdict_row
 from .resolve import SuiteResolver, error_line
@@ -208,22 +209,28 @@ class Judging:
         # Each run is replayed with what its own suite's judge reads (see replay.batch).
         names = {ctx.suites.get(r) for r in run_ids}
         reads = {n: self.resolver.reads(n) for n in names if n is not None}
+        broken: dict[str, ReplayError] = {}
         states = {
             r: with_judgements(st, ctx.judgements)
-            for r, st in batch_states(ctx.store, run_ids, reads, self.views).items()
+            for r, st in batch_states(ctx.store, run_ids, reads, self.views, errors=broken).items()
         }
         partners = load_partners(ctx.store, self.resolver, states, self.views)
+        splits = run_splits(self.views, run_ids)
         self._timed("load_replay", t)
         t = time.perf_counter()
         rows = []
         versions: dict[str, str] = {}
         for run_id in run_ids:
             state = states[run_id]
-            verdict, version = self.judge_one(state, partners.get(run_id))
+            if run_id in broken:
+                # The run's events cannot be replayed: its verdict says which event; the pass goes on.
+                verdict, version = Verdict.error(f"cannot replay: {broken[run_id]}"), self.version_of(state)
+            else:
+                verdict, version = self.judge_one(state, partners.get(run_id))
             suite = self.resolver.get(state.suite)
             if suite is not None and (state.suite or "") not in versions:
                 versions[state.suite or ""] = suite.code_version()
-            rows.append(verdict_row(ctx.pass_id, state, verdict, version, ctx.at))
+            rows.append(verdict_row(ctx.pass_id, state, verdict, version, ctx.at, splits.get(run_id)))
         self._timed("judge", t)
         return rows, versions
 
@@ -364,12 +371,14 @@ def judge_on_workers(
         for run_id in hung:
             part = next(p for p in parts if run_id in p)
             part_rows, versions = done[part[0]]
-            state = batch_states(ctx.store, [run_id], Reads(screens=0, steps=False)).get(run_id)
+            state = batch_states(ctx.store, [run_id], Reads(screens=0, steps=False), errors={}).get(run_id)
             assert state is not None
             verdict = Verdict.error(
                 f"judge did not stop at its time budget of {ctx.timeout:g}s; its worker was killed"
             )
-            row = verdict_row(ctx.pass_id, state, verdict, parent.version_of(state), ctx.at)
+            with Views(ctx.store, split=None) as views:
+                split = run_splits(views, [run_id]).get(run_id)
+            row = verdict_row(ctx.pass_id, state, verdict, parent.version_of(state), ctx.at, split)
             order = {r: i for i, r in enumerate(part)}
             done[part[0]] = (sorted(part_rows + [row], key=lambda r: order[r["run_id"]]), versions)
     return done

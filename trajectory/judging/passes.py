@@ -23,6 +23,7 @@ from replay.state import RunState
 
 from .. import interrupts
 from ..query import Views, current_user, json_default
+from ..redact import redact_text
 from ..store import Store, now_utc
 from ..tables import VERDICTS_SCHEMA
 from ..text import plural
@@ -33,18 +34,22 @@ def to_json(value: Any) -> str:
     return msgspec.json.encode(value, enc_hook=json_default).decode()
 
 
-def verdict_row(pass_id: str, state: RunState, verdict: Verdict, version: str, at: _dt.datetime) -> dict[str, Any]:
-    """One row of the verdicts table (see its schema in trajectory/tables.py)."""
+def verdict_row(
+    pass_id: str, state: RunState, verdict: Verdict, version: str, at: _dt.datetime, split: str | None = None
+) -> dict[str, Any]:
+    """One row of the verdicts table (see its schema in trajectory/tables.py). ``split``: the
+    run's pool as ingest resolved it (the state's own ``split`` is only what run_started said)."""
     return {
         "pass_id": pass_id,
         "run_id": state.run_id,
         "suite": state.suite,
         "task": state.task,
         "batch": state.batch,
-        "split": state.split,
+        "split": split or state.split,
         "outcome": verdict.outcome,
         "score": float(verdict.score),
-        "reason": verdict.reason,
+        # An error's reason is an exception's text: it may quote a key (an LLM client's header).
+        "reason": redact_text(verdict.reason) if verdict.outcome == "error" else verdict.reason,
         "checks": [
             {
                 "name": c.name,
@@ -155,10 +160,10 @@ def _commit_pass(
                 "finished_at": [now_utc()],
                 "runs": [len(result.rows)],
                 "by": [by or current_user()],
-                "command": [command],
-                "filters": [json.dumps(filters, ensure_ascii=False)],
+                "command": [None if command is None else redact_text(command)],
+                "filters": [redact_text(json.dumps(filters, ensure_ascii=False))],
                 "versions": [json.dumps(result.versions)],
-                "note": [note],
+                "note": [None if note is None else redact_text(note)],
             }
         ),
     )

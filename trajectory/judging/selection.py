@@ -11,8 +11,8 @@ from typing import Any
 import msgspec
 import pyarrow as pa
 
-from replay import replay
-from replay.batch import ALL, Reads, batch_sql, build_state
+from replay import ReplayError, replay
+from replay.batch import ALL, Reads, batch_sql, build_state, start_state
 from replay.state import Judgement, RunState
 
 from .. import events as ev
@@ -138,8 +138,12 @@ def batch_states(
     run_ids: Sequence[str],
     reads: Reads | dict[str, Reads] = ALL,
     views: Views | None = None,
+    errors: dict[str, ReplayError] | None = None,
 ) -> dict[str, RunState]:
     """Replayed states of many runs through the vectorised path (see replay.batch).
+
+    ``errors``: where a run whose events cannot be replayed (a patch on a missing path) is
+    told, with only its start in the state; without it such a run raises.
 
     ``reads`` per suite builds each run with what its own judge reads. The runs' ids bound the
     scan (``run_id BETWEEN`` the least and the greatest), so that DuckDB skips the row groups
@@ -165,7 +169,13 @@ def batch_states(
     out = {}
     for row in table.to_pylist():
         r = reads if isinstance(reads, Reads) else reads.get(row["suite"], none)
-        out[row["run_id"]] = build_state(row, r)
+        try:
+            out[row["run_id"]] = build_state(row, r)
+        except ReplayError as exc:
+            if errors is None:
+                raise
+            errors[row["run_id"]] = exc
+            out[row["run_id"]] = start_state(row)
     return out
 
 
@@ -210,5 +220,10 @@ def load_partners(
         if other:
             chosen[rid] = other[0]
     missing = sorted(set(chosen.values()) - set(states))
-    loaded = {**states, **{r: replay(e) for r, e in load_events(store, missing).items()}}
-    return {rid: loaded[p] for rid, p in chosen.items()}
+    loaded = dict(states)
+    for r, events in load_events(store, missing).items():
+        try:
+            loaded[r] = replay(events)
+        except ReplayError:
+            continue  # a partner that cannot be replayed is no partner; its own pass says why
+    return {rid: loaded[p] for rid, p in chosen.items() if p in loaded}

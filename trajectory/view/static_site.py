@@ -7,9 +7,8 @@ slider swaps them in; ``#at=N`` opens one), ``passes.html``, ``diff.html`` (the 
 passes), ``query.html`` and one ``query-<i>.html`` per example query with its CSV and JSON.
 Filters and free SQL need the live app, so the static pages leave them out.
 
-``--share`` applies the report's redaction: answer texts (final answers, AnswerSheet values,
-check values found), image references, device serials and absolute paths are left out or
-masked, and no image is copied.
+``--share`` writes a different, allow-listed copy instead (share_site.py): ids, outcomes,
+scores, figures and check names only.
 """
 
 from __future__ import annotations
@@ -141,7 +140,12 @@ def _table_files(result: dict[str, Any], base: Path) -> None:
 
 
 def write_static(store: str, out: str | Path, *, split: str = "tune", share: bool = False) -> str:
-    """Write every page of the store's ``split`` pool to ``out``; returns a one-line summary."""
+    """Write every page of the store's ``split`` pool to ``out``; returns a one-line summary.
+    ``share``: the allow-listed shared copy instead (see share_site.py)."""
+    if share:
+        from .share_site import write_shared
+
+        return write_shared(store, out, split)
     data = StoreData(store, split, background_index=False)
     data.build_index()  # every run-list page reads it
     out = Path(out)
