@@ -61,11 +61,6 @@ def test_format_is_recorded_and_checked(tmp_path) -> None:
         Store(tmp_path / "s")
 
 
-def test_object_storage_is_refused_clearly() -> None:
-    with pytest.raises(StoreError, match="only local folders"):
-        Store("s3://bucket/store")
-
-
 def test_polars_reads_the_same_rows_as_duckdb(store: Store) -> None:
     import polars as pl
 

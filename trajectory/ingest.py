@@ -24,7 +24,8 @@ import pyarrow.compute as pc
 import pyarrow.json as pajson
 
 from . import events as ev
-from .errors import ConflictError, LimitError, SchemaError, TrajError
+from .backend import COMMIT_ATTEMPTS, CommitConflict, backoff
+from .errors import ConflictError, LimitError, SchemaError, StoreError, TrajError
 from .store import Store, now_utc
 from .tables import ARROW_TYPES, EVENTS_SCHEMA, TS, events_schema
 
@@ -233,12 +234,12 @@ class Existing:
     info: RunInfo | None
 
 
-def existing_runs(store: Store, run_ids: Sequence[str]) -> dict[str, Existing]:
-    if not run_ids or not store.has_table("events"):
+def existing_runs(store: Store, run_ids: Sequence[str], version: int | None = None) -> dict[str, Existing]:
+    if not run_ids or (version is None and not store.has_table("events")) or (version is not None and version < 0):
         return {}
     fields = run_fields()
     cols = ["run_id", "seq", "hash", "kind", *fields]
-    table = store.read("events", columns=cols, filter=pc.field("run_id").isin(list(run_ids)))
+    table = store.read("events", columns=cols, filter=pc.field("run_id").isin(list(run_ids)), version=version)
     out: dict[str, Existing] = {}
     for row in table.to_pylist():
         run = out.get(row["run_id"])
@@ -254,11 +255,12 @@ def existing_runs(store: Store, run_ids: Sequence[str]) -> dict[str, Existing]:
     return out
 
 
-def _stored_event(store: Store, run_id: str, seq: int) -> ev.Event | None:
+def _stored_event(store: Store, run_id: str, seq: int, version: int | None = None) -> ev.Event | None:
     table = store.read(
         "events",
         columns=["data"],
         filter=(pc.field("run_id") == run_id) & (pc.field("seq") == seq),
+        version=version,
     )
     if table.num_rows == 0:
         return None
@@ -304,10 +306,12 @@ def plan_batch(
     source: str,
     limits: Limits = DEFAULT_LIMITS,
     split_of: SplitResolver | None = None,
+    version: int | None = None,
 ) -> tuple[list[tuple[Parsed, RunInfo]], int]:
-    """Decide which events are new; raise if the batch breaks a rule. Caller holds the lock."""
+    """Decide which events are new; raise if the batch breaks a rule. The events table is read
+    as of ``version`` (latest by default; -1: empty), the version the commit is made on."""
     run_ids = list(dict.fromkeys(p.event.run_id for p in parsed))
-    stored = existing_runs(store, run_ids)
+    stored = existing_runs(store, run_ids, version)
     new: list[tuple[Parsed, RunInfo]] = []
     present = 0
     problems: list[str] = []
@@ -347,7 +351,7 @@ def plan_batch(
                 continue
             conflict = True
             if stored_hash is not None:
-                other = _stored_event(store, run, seq)
+                other = _stored_event(store, run, seq, version)
             else:
                 other = next(q.event for q, _ in new if q.event.run_id == run and q.event.seq == seq)
             diff = first_difference(other, e) if other is not None else None
@@ -543,14 +547,26 @@ def ingest_events(
     if not parsed:
         return report
     with store.lock():
-        new, present = plan_batch(store, parsed, source, limits, split_of)
-        report.present = present
-        report.new = len(new)
-        report.new_runs = len({p.event.run_id for p, _ in new if p.event.seq == 0})
-        if new:
+        # Read, decide, commit on top of what was read. A writer that committed to the table
+        # meanwhile (only possible without the lock: object storage) makes the commit fail
+        # whole; the batch is then decided again against what is stored now (its events may
+        # have become present, or conflicting).
+        for attempt in range(COMMIT_ATTEMPTS):
+            version = store.version("events")
+            version = -1 if version is None else version
+            new, present = plan_batch(store, parsed, source, limits, split_of, version=version)
+            report.present = present
+            report.new = len(new)
+            report.new_runs = len({p.event.run_id for p, _ in new if p.event.seq == 0})
+            if not new:
+                return report
             report.commit_id = uuid.uuid4().hex
-            report.version = store.append("events", rows(new, report.commit_id))
-    return report
+            try:
+                report.version = store.append("events", rows(new, report.commit_id), after=version)
+                return report
+            except CommitConflict:
+                backoff(attempt)
+    raise StoreError(f"{source}: not committed: other writers kept committing first ({COMMIT_ATTEMPTS} tries)")
 
 
 def ingest_files(
