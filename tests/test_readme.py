@@ -26,14 +26,23 @@ def test_the_tour_has_about_thirty_lines() -> None:
 
 
 @pytest.mark.slow
-def test_the_tour_runs(tmp_path) -> None:
+@pytest.mark.parametrize("where", ["local", "s3"])
+def test_the_tour_runs(tmp_path, where, request) -> None:
+    """As written on a local folder; and with every store on S3 (a local S3 server), the same
+    commands with ``--store s3://BUCKET/NAME``."""
     traj = [sys.executable, "-m", "trajectory.cli.main"]
+    prefix = ""
+    if where == "s3":
+        request.getfixturevalue("s3_env")
+        prefix = f"s3://{request.getfixturevalue('s3_server').bucket()}/"
     env = {**os.environ, "TRAJ_USER": "tour"}
     env.pop("TRAJ_STORE", None)
     outputs: list[tuple[str, str]] = []
     for line in tour():
         argv = shlex.split(line)
         assert argv[0] == "traj"
+        if prefix:
+            argv = [prefix + a if i and argv[i - 1] == "--store" else a for i, a in enumerate(argv)]
         result = subprocess.run(traj + argv[1:], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
         assert result.returncode == 0, f"$ {line}\n{result.stdout}\n{result.stderr}"
         outputs.append((line, result.stdout))

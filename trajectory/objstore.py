@@ -38,6 +38,7 @@ from .backend import COMMIT_ATTEMPTS, Backend, CommitConflict, backoff, delta_ap
 from .errors import StoreError
 
 FILES_TABLE = "traj-files"
+FILES_SCHEMA = pa.schema([("name", pa.string()), ("data", pa.binary())])
 
 #: The standard variables read for each kind of URI (delta-rs's object_store reads the same).
 ENV_OPTIONS: dict[str, tuple[str, ...]] = {
@@ -121,13 +122,50 @@ class ObjectBackend(Backend):
             first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
             raise StoreError(self.scrub(f"{self.uri}: {what}: {first}")) from None
 
+    # -- reading -------------------------------------------------------------------------------
+    def _s3_filesystem(self) -> Any:
+        """Arrow's own S3 client, configured from the same options as delta-rs.
+
+        Why not delta-rs's filesystem (``DeltaTable.to_pyarrow_dataset()``): it is a Python
+        filesystem, and Arrow's I/O threads can still hold its Python buffers when the
+        interpreter exits, which aborts the process ("terminate called without an active
+        exception") in about one exit of four. Arrow's native client has no Python in its I/O.
+        """
+        import pyarrow.fs as pafs
+
+        opts = {k.lower().removeprefix("aws_"): v for k, v in (self.storage_options or {}).items()}
+        kwargs: dict[str, Any] = {}
+        for ours, theirs in (("access_key_id", "access_key"), ("secret_access_key", "secret_key"),
+                             ("session_token", "session_token"), ("token", "session_token"),
+                             ("default_region", "region"), ("region", "region"),
+                             ("endpoint", "endpoint_override"), ("endpoint_url", "endpoint_override"),
+                             ("endpoint_url_s3", "endpoint_override")):
+            if opts.get(ours):
+                kwargs[theirs] = opts[ours]
+        if opts.get("allow_http", "").lower() in ("1", "true", "yes"):
+            kwargs["scheme"] = "http"
+        return pafs.S3FileSystem(**kwargs)
+
+    def dataset(self, name: str, schema: pa.Schema, version: int | None = None) -> Any:
+        import pyarrow.dataset as pads
+
+        dt = self.open_table(name, version)
+        if dt is None:
+            return pads.dataset([], schema=schema, format="parquet")
+        scheme = self.uri.partition("://")[0].lower()
+        with self._errors(f"cannot read table {name}"):
+            if _FAMILY.get(scheme) == "s3":
+                files = [u.partition("://")[2] for u in dt.file_uris()]
+                return pads.dataset(files, schema=schema, format="parquet", filesystem=self._s3_filesystem())
+            return super().dataset(name, schema, version)
+
     # -- small files ---------------------------------------------------------------------------
     def _files(self) -> tuple[Any, dict[str, bytes]]:
         dt = self.open_table(FILES_TABLE)
         if dt is None:
             return None, {}
         with self._errors("cannot read traj's files"):
-            rows = dt.to_pyarrow_table().to_pylist()
+            rows = self.dataset(FILES_TABLE, FILES_SCHEMA, dt.version()).to_table().to_pylist()
         return dt, {r["name"]: r["data"] for r in rows}
 
     def read_file(self, name: str) -> bytes | None:
@@ -138,8 +176,7 @@ class ObjectBackend(Backend):
         for attempt in range(COMMIT_ATTEMPTS):
             dt, files = self._files()
             files[name] = data
-            table = pa.table({"name": pa.array(list(files), pa.string()),
-                              "data": pa.array(list(files.values()), pa.binary())})
+            table = pa.table({"name": list(files), "data": list(files.values())}, schema=FILES_SCHEMA)
             try:
                 with self._errors(f"cannot write {name}"):
                     delta_append(self, FILES_TABLE, table, -1 if dt is None else dt.version(),

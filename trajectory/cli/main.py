@@ -6,7 +6,10 @@ import importlib
 
 import typer
 
+from .common import StoreGroup
+
 app = typer.Typer(
+    cls=StoreGroup,
     name="traj",
     help="Event-sourced trajectory store and replay judge for AI-agent evaluations.",
     no_args_is_help=True,

@@ -18,9 +18,10 @@ from trajectory.judging import SuiteResolver
 from trajectory.query import format_table
 from trajectory.recorder import recover
 from trajectory.show import list_runs, run_query, status as store_status, timeline
+from trajectory.store import default_store_path
 from trajectory.store import migrate as migrate_store
 
-from .common import JsonOpt, StoreOpt, echo_json, handle_errors, open_store
+from .common import JsonOpt, StoreOpt, echo_json, handle_errors, open_store, storage_options
 
 SplitOpt = Annotated[
     str,
@@ -150,7 +151,7 @@ def recover_(store: StoreOpt = None) -> None:
 @handle_errors
 def migrate(store: StoreOpt = None) -> None:
     """Record or upgrade the store's format explicitly (never done silently)."""
-    typer.echo(migrate_store(store))
+    typer.echo(migrate_store(store or default_store_path(), storage_options()))
 
 
 @handle_errors
