@@ -59,6 +59,24 @@ _FAMILY = {"s3": "s3", "s3a": "s3", "gs": "gs", "gcs": "gs", "az": "az", "abfs":
 _SECRET = re.compile(r"KEY|SECRET|TOKEN|PASSWORD|SAS|CREDENTIAL|SIGNATURE", re.I)
 
 
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def describe(exc: BaseException) -> str:
+    """One line for an error of the storage layer: the service's own code and message when it
+    sent one (``NoSuchBucket: The specified bucket does not exist``), else the first and the
+    innermost line of delta-rs's chain."""
+    text = _ANSI.sub("", str(exc))
+    code = re.search(r"<Code>([^<]*)</Code>", text)
+    message = re.search(r"<Message>([^<]*)</Message>", text)
+    if code or message:
+        return ": ".join(m.group(1) for m in (code, message) if m)
+    lines = [line.strip().lstrip("↳").strip() for line in text.splitlines() if line.strip()]
+    if not lines:
+        return type(exc).__name__
+    return lines[0] if len(lines) == 1 else f"{lines[0]} ({lines[-1]})"
+
+
 def is_object_uri(text: str) -> bool:
     """Whether a ``--store`` value names object storage (a scheme other than ``file://``)."""
     scheme, sep, _ = text.partition("://")
@@ -119,8 +137,7 @@ class ObjectBackend(Backend):
         except (CommitConflict, StoreError, TableNotFoundError):
             raise
         except (DeltaError, OSError) as exc:
-            first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-            raise StoreError(self.scrub(f"{self.uri}: {what}: {first}")) from None
+            raise StoreError(self.scrub(f"{self.uri}: {what}: {describe(exc)}")) from None
 
     # -- reading -------------------------------------------------------------------------------
     def _s3_filesystem(self) -> Any:
