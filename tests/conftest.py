@@ -49,6 +49,34 @@ def s3_store_uri(s3_server, s3_env) -> str:
     return f"s3://{s3_server.bucket()}/store"
 
 
+@pytest.fixture(scope="session")
+def ray_cluster():
+    """One local Ray cluster (2 CPUs, 127.0.0.1, no dashboard) for the session's Ray tests.
+
+    Skipped with a message when Ray is not installed (the test extra installs it: CI runs
+    these). After the session, every process the cluster started must have ended.
+    """
+    from pathlib import Path
+
+    from trajectory.engines.ray_engine import RAY_ENV, RayCluster
+
+    os.environ.update(RAY_ENV)  # before Ray is first imported (see trajectory/engines/ray_engine.py)
+    pytest.importorskip("ray", reason="Ray is not installed: pip install -e '.[test]' installs it (ray[data])")
+    from rayprocs import ray_processes, wait_gone
+
+    tests = str(Path(__file__).resolve().parent)
+    before = ray_processes()
+    cluster = RayCluster(num_cpus=2, runtime_env={"env_vars": {"PYTHONPATH": tests}})
+    cluster.__enter__()
+    started = ray_processes() - before
+    try:
+        yield cluster, started
+    finally:
+        cluster.__exit__(None, None, None)
+        left = wait_gone(started | (ray_processes() - before))
+        assert not left, f"Ray processes left after shutdown: {sorted(left)}"
+
+
 def pytest_terminal_summary(terminalreporter) -> None:
     # The reliability tests' figures, shown even without -s (see tests/figures.py).
     from figures import RELIABILITY_FIGURES

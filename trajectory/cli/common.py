@@ -30,6 +30,36 @@ StoreOpt = Annotated[
     ),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
+EngineOpt = Annotated[
+    str,
+    typer.Option("--engine", help="local (this machine) or ray (a Ray cluster: pip install 'traj[ray]')."),
+]
+RayAddressOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--ray-address",
+        help="With --engine ray: the cluster's address (default: a local cluster on this machine, on 127.0.0.1).",
+        show_default=False,
+    ),
+]
+
+
+def engine_cluster(engine: str, ray_address: str | None):  # noqa: ANN201 - a context manager
+    """The Ray cluster for --engine ray, else None (a null context)."""
+    import contextlib
+
+    from trajectory.engines import ENGINES
+    from trajectory.errors import TrajError
+
+    if engine not in ENGINES:
+        raise TrajError(f"--engine must be one of {', '.join(ENGINES)}, got {engine!r}")
+    if engine == "local":
+        if ray_address:
+            raise TrajError("--ray-address goes with --engine ray")
+        return contextlib.nullcontext(None)
+    from trajectory.engines.ray_engine import RayCluster
+
+    return RayCluster(ray_address)
 
 
 #: This invocation's ``--storage-option`` values (set while its options are parsed).

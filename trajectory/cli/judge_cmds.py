@@ -17,7 +17,17 @@ from trajectory.judging import (
 )
 from trajectory.query import format_table
 
-from .common import JsonOpt, StoreOpt, command_line, echo_json, handle_errors, open_store
+from .common import (
+    EngineOpt,
+    JsonOpt,
+    RayAddressOpt,
+    StoreOpt,
+    command_line,
+    echo_json,
+    engine_cluster,
+    handle_errors,
+    open_store,
+)
 
 
 def _progress_line():  # noqa: ANN202
@@ -50,6 +60,8 @@ def judge(
     timeout: Annotated[
         float, typer.Option(help="Per-run time budget in seconds; a judge past it gives an error verdict (0: none).")
     ] = 60.0,
+    engine: EngineOpt = "local",
+    ray_address: RayAddressOpt = None,
     json_: JsonOpt = False,
     store: StoreOpt = None,
 ) -> None:
@@ -66,19 +78,26 @@ def judge(
         config = resolve_config(llm_base_url, llm_key, llm_model)
         report = ask_and_record(s, resolver, config, suite=suite, run_ids=run, where=where, batch=batch)
         typer.echo(report.line(), err=json_)
-    result = judge_runs(
-        s,
-        resolver,
-        suite=suite,
-        run_ids=run,
-        where=where,
-        batch=batch,
-        dry_run=dry_run,
-        command=command_line(),
-        workers=max(1, workers),
-        timeout=timeout or None,
-        progress=_progress_line() if sys.stderr.isatty() else None,
-    )
+    with engine_cluster(engine, ray_address) as cluster:
+        from_engine = None
+        if cluster is not None:
+            from trajectory.engines.ray_engine import RayEngine
+
+            from_engine = RayEngine(cluster)
+        result = judge_runs(
+            s,
+            resolver,
+            suite=suite,
+            run_ids=run,
+            where=where,
+            batch=batch,
+            dry_run=dry_run,
+            command=command_line(),
+            workers=max(1, workers),
+            timeout=timeout or None,
+            progress=_progress_line() if sys.stderr.isatty() else None,
+            engine=from_engine,
+        )
     if sys.stderr.isatty():
         typer.echo("\r\033[K", err=True, nl=False)
     if json_:

@@ -21,7 +21,17 @@ from trajectory.show import list_runs, run_query, status as store_status, timeli
 from trajectory.store import default_store_path
 from trajectory.store import migrate as migrate_store
 
-from .common import JsonOpt, StoreOpt, echo_json, handle_errors, open_store, storage_options
+from .common import (
+    EngineOpt,
+    JsonOpt,
+    RayAddressOpt,
+    StoreOpt,
+    echo_json,
+    engine_cluster,
+    handle_errors,
+    open_store,
+    storage_options,
+)
 
 SplitOpt = Annotated[
     str,
@@ -31,20 +41,48 @@ SplitOpt = Annotated[
 export_app = typer.Typer(help="Write stored data out.", no_args_is_help=True)
 
 
+def expand_inputs(names: list[str]) -> list[str]:
+    """Files as given; a folder stands for its ``*.jsonl`` files, in name order."""
+    out: list[str] = []
+    for name in names:
+        path = Path(name)
+        out += [str(p) for p in sorted(path.glob("*.jsonl"))] if name != "-" and path.is_dir() else [name]
+    return out
+
+
 @handle_errors
 def ingest(
-    files: Annotated[list[str], typer.Argument(help="JSON Lines files, or - for standard input.")],
+    files: Annotated[list[str], typer.Argument(help="JSON Lines files or folders of them, or - for standard input.")],
     store: StoreOpt = None,
     max_line_bytes: Annotated[int, typer.Option(min=1, help="Longest accepted line.")] = DEFAULT_LIMITS.max_line_bytes,
     max_depth: Annotated[int, typer.Option(min=1, help="Deepest accepted JSON nesting.")] = DEFAULT_LIMITS.max_depth,
     max_events_per_run: Annotated[int, typer.Option(min=1, help="Most events accepted in one run.")] = DEFAULT_LIMITS.max_events_per_run,
+    engine: EngineOpt = "local",
+    ray_address: RayAddressOpt = None,
 ) -> None:
     """Append events; each file is one batch, written entirely or not at all."""
     s = open_store(store)
     limits = Limits(max_line_bytes, max_depth, max_events_per_run)
     total = [0, 0, 0, 0]
+    files = expand_inputs(files)
+    with engine_cluster(engine, ray_address) as cluster:
+        if cluster is None:
+            results = ingest_files(s, files, limits, split_of=SuiteResolver(s).split_of)
+        else:
+            from trajectory.engines.ray_engine import ingest_files_ray
+
+            results = ingest_files_ray(s, files, limits, split_of=SuiteResolver(s).split_of)
+        failed = _print_ingest(results, total)
+    if len(files) > 1:
+        typer.echo(f"total: {total[0]} runs, {total[1]} events read: {total[2]} new, {total[3]} already present")
+    if failed:
+        raise typer.Exit(1)
+
+
+def _print_ingest(results, total: list[int]) -> bool:  # noqa: ANN001 - (name, report or error) pairs
+    """One line per file (refusals on stderr), adding to ``total``; whether any was refused."""
     failed = False
-    for name, result in ingest_files(s, files, limits, split_of=SuiteResolver(s).split_of):
+    for name, result in results:
         if isinstance(result, Exception):
             typer.echo(f"error: {result}", err=True)
             typer.echo(f"{name}: refused, nothing written", err=True)
@@ -53,10 +91,7 @@ def ingest(
         typer.echo(result.line())
         for i, v in enumerate((result.runs, result.events, result.new, result.present)):
             total[i] += v
-    if len(files) > 1:
-        typer.echo(f"total: {total[0]} runs, {total[1]} events read: {total[2]} new, {total[3]} already present")
-    if failed:
-        raise typer.Exit(1)
+    return failed
 
 
 @handle_errors
