@@ -24,8 +24,7 @@ import pyarrow.compute as pc
 import pyarrow.json as pajson
 
 from . import events as ev
-from .backend import COMMIT_ATTEMPTS, CommitConflict, backoff
-from .errors import ConflictError, LimitError, SchemaError, StoreError, TrajError
+from .errors import ConflictError, LimitError, SchemaError, TrajError
 from .store import Store, now_utc
 from .tables import ARROW_TYPES, EVENTS_SCHEMA, TS, events_schema
 
@@ -546,27 +545,16 @@ def ingest_events(
     report.runs = len({p.event.run_id for p in parsed})
     if not parsed:
         return report
-    with store.lock():
-        # Read, decide, commit on top of what was read. A writer that committed to the table
-        # meanwhile (only possible without the lock: object storage) makes the commit fail
-        # whole; the batch is then decided again against what is stored now (its events may
-        # have become present, or conflicting).
-        for attempt in range(COMMIT_ATTEMPTS):
-            version = store.version("events")
-            version = -1 if version is None else version
-            new, present = plan_batch(store, parsed, source, limits, split_of, version=version)
-            report.present = present
-            report.new = len(new)
-            report.new_runs = len({p.event.run_id for p, _ in new if p.event.seq == 0})
-            if not new:
-                return report
-            report.commit_id = uuid.uuid4().hex
-            try:
-                report.version = store.append("events", rows(new, report.commit_id), after=version)
-                return report
-            except CommitConflict:
-                backoff(attempt)
-    raise StoreError(f"{source}: not committed: other writers kept committing first ({COMMIT_ATTEMPTS} tries)")
+
+    def decide(version: int) -> pa.Table | None:  # the batch against the events as of version
+        new, report.present = plan_batch(store, parsed, source, limits, split_of, version=version)
+        report.new = len(new)
+        report.new_runs = len({p.event.run_id for p, _ in new if p.event.seq == 0})
+        report.commit_id = uuid.uuid4().hex if new else None
+        return rows(new, report.commit_id) if new else None
+
+    report.version = store.append_decided("events", decide, source)
+    return report
 
 
 def ingest_files(

@@ -15,14 +15,14 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.dataset as pads
 
-from .backend import Backend, CommitConflict, write_batches
+from .backend import COMMIT_ATTEMPTS, Backend, CommitConflict, backoff, write_batches
 from .errors import NotFound, StoreError
 from .location import LocalBackend, Location
 from .tables import (  # noqa: F401 - the store's schemas, re-exported for callers
@@ -222,6 +222,28 @@ class Store:
             data = write_batches(data, schema)
         self.init()
         return self.backend.append(name, data, after=after)
+
+    def append_decided(self, name: str, decide: Callable[[int], pa.Table | None], what: str) -> int | None:
+        """Append with a check: read, decide, commit on top of what was read.
+
+        ``decide(version)`` reads the table as of ``version`` (-1: none yet) and returns the
+        rows to append (None: nothing to write), or raises to refuse. On a local store the
+        writer lock makes this one step. Without a lock (object storage), a writer that
+        committed meanwhile makes the commit fail whole; the rows are then decided again
+        against what is stored now (they may have become present, or conflicting).
+        """
+        with self.lock():
+            for attempt in range(COMMIT_ATTEMPTS):
+                version = self.version(name)
+                version = -1 if version is None else version
+                data = decide(version)
+                if data is None:
+                    return None
+                try:
+                    return self.append(name, data, after=version)
+                except CommitConflict:
+                    backoff(attempt)
+        raise StoreError(f"{what}: not committed: other writers kept committing first ({COMMIT_ATTEMPTS} tries)")
 
     def compact(self, name: str) -> dict[str, Any]:
         """Merge small files in one commit; the rows every query returns stay the same."""
