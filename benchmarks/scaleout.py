@@ -118,7 +118,7 @@ def ray_part(store: Store, runs: int, chunks: list[Path], workdir: Path) -> dict
     t = time.perf_counter()
     with RayCluster(num_cpus=2) as cluster:
         out["cluster_start_s"] = round(time.perf_counter() - t, 3)
-        cpus = RayCluster.cpus()
+        out["cpus"] = RayCluster.cpus()
         engine = RayEngine(cluster)
         timed_pass(store, dry_run=True, partition=runs, engine=engine)  # warm the workers once
         passes = {}
@@ -141,32 +141,52 @@ def ray_part(store: Store, runs: int, chunks: list[Path], workdir: Path) -> dict
                                "ray_s": round(ray_s, 3), "local_events_per_s": round(events / local_s),
                                "ray_events_per_s": round(events / ray_s)}
     out["load_after"] = load()
-    # CPU-seconds a Ray pass used, against its number of partitions: the slope is what one
-    # more partition costs (task dispatch, a fresh DuckDB scan and replay set-up), the
-    # intercept the work proper.
-    points = [(n, p["seconds"] * min(n, cpus)) for n, p in ((int(k), v) for k, v in passes.items())]
-    intercept, slope = fit(points)
-    local = out["local_1_worker"]
-    per_run = local["seconds"] / local["runs"]
-    out["model_inputs"] = {
-        "cpus": cpus,
-        "per_run_s": round(per_run, 6),
-        "per_partition_overhead_s": round(max(slope, 0.0), 4),
-        "ray_fit_intercept_cpu_s": round(intercept, 3),
-        "select_s_per_run": round(local["stages_s"].get("select", 0.0) / local["runs"], 8),
-    }
+    out["model_inputs"] = model_inputs(out)
     return out
 
 
+def model_inputs(ray: dict[str, Any]) -> dict[str, Any]:
+    """The capacity model's inputs, from the measured passes.
+
+    Per-partition overhead: the slope of a least-squares line through the Ray passes' worker
+    seconds (load/replay plus judge, summed over partitions as the workers report them) against
+    their number of partitions: what one more partition costs the cluster (a task, a scan and
+    replay set-up of its own). Worker seconds, not wall time: on a shared 2-core machine the
+    wall time of a pass swings with the other load more than with its partitions. The
+    driver's dispatch cost per partition: the slope of the passes' wall time beyond their
+    worker seconds spread over the CPUs.
+    """
+    passes = {int(k): v for k, v in ray["ray_passes"].items()}
+    cpus = ray.get("cpus") or 2
+    work = [(n, p["stages_s"].get("load_replay", 0.0) + p["stages_s"].get("judge", 0.0)) for n, p in passes.items()]
+    intercept, slope = fit(work)
+    spare = [(n, p["seconds"] - (w / min(n, cpus))) for (n, p), (_, w) in zip(passes.items(), work)]
+    _, dispatch = fit(spare)
+    local = ray["local_1_worker"]
+    return {
+        "cpus": cpus,
+        "per_run_s": round(local["seconds"] / local["runs"], 6),
+        "per_partition_overhead_s": round(max(slope, 0.0), 4),
+        "worker_seconds_at_1_partition": round(intercept + slope, 3),
+        "driver_dispatch_s_per_partition": round(max(dispatch, 0.0), 4),
+        "select_s_per_run": round(local["stages_s"].get("select", 0.0) / local["runs"], 8),
+        "cluster_start_s": ray.get("cluster_start_s"),
+    }
+
+
 def capacity(inputs: dict[str, Any], partition: int = 2000, cores: tuple[int, ...] = (64, 256, 1024)) -> dict[str, Any]:
-    """Hours to judge 100M runs on a cluster of N cores (assumptions in benchmarks/README.md)."""
+    """Hours to judge 100M runs on a cluster of N cores (assumptions in benchmarks/README.md):
+    worker seconds = runs x per-run cost + partitions x per-partition overhead, spread evenly
+    over the cores; the driver dispatches partitions and selects the runs alone."""
     parts = -(-TARGET_RUNS // partition)
     cpu_s = TARGET_RUNS * inputs["per_run_s"] + parts * inputs["per_partition_overhead_s"]
+    driver_s = parts * inputs["driver_dispatch_s_per_partition"] + TARGET_RUNS * inputs["select_s_per_run"]
     return {
-        "runs": TARGET_RUNS, "partition": partition, "partitions": parts, "core_hours": round(cpu_s / 3600, 1),
-        "hours_by_cores": {str(n): round(cpu_s / n / 3600, 2) for n in cores},
-        "driver_select_hours": round(TARGET_RUNS * inputs["select_s_per_run"] / 3600, 2),
-        "cores_for_1_hour": int(-(-cpu_s // 3600)),
+        "runs": TARGET_RUNS, "partition": partition, "partitions": parts,
+        "worker_core_hours": round(cpu_s / 3600, 1),
+        "hours_by_cores": {str(n): round(cpu_s / n / 3600 + driver_s / 3600, 2) for n in cores},
+        "driver_hours": round(driver_s / 3600, 2),
+        "cores_for_2_hours": int(-(-cpu_s // max(1.0, 2 * 3600 - driver_s))) if driver_s < 2 * 3600 else None,
     }
 
 
@@ -175,7 +195,17 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--runs", type=int, default=4000)
     p.add_argument("--events-per-run", type=int, default=100)
     p.add_argument("--out", default=str(DEFAULT_OUT))
+    p.add_argument("--recompute", action="store_true",
+                   help="recompute the model's inputs and figures from the measurements in --out, measure nothing")
     a = p.parse_args(argv)
+    if a.recompute:
+        results = json.loads(Path(a.out).read_text())
+        results["ray"].setdefault("cpus", results["ray"].get("model_inputs", {}).get("cpus", 2))
+        results["ray"]["model_inputs"] = model_inputs(results["ray"])
+        results["capacity"] = capacity(results["ray"]["model_inputs"])
+        Path(a.out).write_text(json.dumps(results, indent=1) + "\n")
+        print(json.dumps({"model_inputs": results["ray"]["model_inputs"], "capacity": results["capacity"]}, indent=1))
+        return 0
     cfg = harness.Config(runs=a.runs, events_per_run=a.events_per_run, chunk_runs=max(1, a.runs // 4),
                          per_run_runs=0, profile=False)
     results: dict[str, Any] = {"machine": harness.machine(), "runs": a.runs, "load_start": load(),
