@@ -36,6 +36,8 @@ RAY_ENV = {"RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0", "RAY_USAGE_STATS_ENABLED": 
 def import_ray() -> Any:
     for key, value in RAY_ENV.items():
         os.environ[key] = value
+    # Ray's own processes' warnings (retries while connecting ...) stay in its log files.
+    os.environ.setdefault("RAY_BACKEND_LOG_LEVEL", "error")
     try:
         import ray
         from ray._private import ray_constants
@@ -46,6 +48,19 @@ def import_ray() -> Any:
     # starts read the variable themselves.
     ray_constants.ENABLE_RAY_CLUSTER = False
     return ray
+
+
+def reachable(address: str, timeout: float = 10.0) -> None:
+    """Refuse at once an address nothing listens on (Ray itself would wait for minutes)."""
+    import socket
+
+    if address in ("auto", "local"):
+        return
+    host, _, port = address.split("://")[-1].rpartition(":")
+    try:
+        socket.create_connection((host.strip("[]") or "127.0.0.1", int(port)), timeout=timeout).close()
+    except (OSError, ValueError) as exc:
+        raise TrajError(f"--ray-address {address}: no Ray cluster answers there ({exc})") from None
 
 
 class RayCluster:
@@ -71,7 +86,17 @@ class RayCluster:
         if self.runtime_env:
             common["runtime_env"] = self.runtime_env
         if self.address:
-            ray.init(address=self.address, **common)
+            reachable(self.address)
+            try:
+                ray.init(address=self.address, **common)
+            except (ConnectionError, RuntimeError) as exc:
+                cause = exc.__cause__ or exc
+                hint = ""
+                if "auth" in type(cause).__name__.lower() or "token" in str(cause).lower():
+                    hint = ("; a cluster started by `ray start` uses token authentication: "
+                            "export RAY_AUTH_MODE=token (the token is read from ~/.ray/auth_token or RAY_AUTH_TOKEN)")
+                first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+                raise TrajError(f"--ray-address {self.address}: {first}{hint}") from None
         else:
             ray.init(
                 address="local",
