@@ -224,3 +224,11 @@ class TestS3Backend(BackendContract):
         assert str(store.backend) == s3_store_uri and "testing-secret" not in repr(store.backend)
         assert store.backend.journal_dir() == ObjectBackend(s3_store_uri + "/").journal_dir()
         assert store.backend.journal_dir() != ObjectBackend(s3_store_uri + "2").journal_dir()
+
+
+def test_polars_scans_a_store_on_s3(s3_store_uri) -> None:
+    """Store.scan (Polars reading the Delta table itself) on object storage, with the options."""
+    store = Store(s3_store_uri)
+    ingest_bytes(store, jsonl(example_run("r1")), "a")
+    frame = store.scan("events").select("run_id", "seq").collect()
+    assert sorted(frame.iter_rows()) == [("r1", s) for s in range(5)]
