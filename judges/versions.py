@@ -16,6 +16,7 @@ import ast
 import hashlib
 import importlib.util
 import sys
+import threading
 from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
@@ -24,6 +25,13 @@ from types import ModuleType
 #: Whose modules can decide a verdict. ``trajectory.events`` is the leaf module of event types;
 #: nothing else of the shell is reachable from the pure core.
 PACKAGES = ("judges", "replay", "suites", "trajectory.events")
+
+
+# CPython's ast module (3.11 here) keeps its constructor's recursion counter in state that threads
+# share, so two threads parsing at once can fail with "AST constructor recursion depth mismatch"
+# (python/cpython#106905, pytest-dev/pytest#10763). Two passes judged at once in one process each
+# compute versions, so parsing is done one file at a time.
+_PARSING = threading.Lock()
 
 
 def _within(name: str, roots: tuple[str, ...]) -> bool:
@@ -51,7 +59,9 @@ def _is_package(name: str) -> bool:
 
 def _imports(name: str, path: str) -> set[str]:
     """Module names the source of ``name`` imports (wherever the import statement is)."""
-    tree = ast.parse(Path(path).read_bytes(), filename=path)
+    source = Path(path).read_bytes()
+    with _PARSING:
+        tree = ast.parse(source, filename=path)
     package = name if _is_package(name) else name.rpartition(".")[0]
     out: set[str] = set()
     for node in ast.walk(tree):

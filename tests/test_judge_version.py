@@ -26,8 +26,11 @@ def test_the_modules_of_a_version_are_found_from_imports(name: str) -> None:
     found = set(suite_modules(suite))
     assert SHARED <= found, SHARED - found
     assert type(suite).__module__ in found
-    if name in ("gui", "device"):
-        assert "judges.matchers" in found
+    if name in ("gui", "device", "example"):
+        assert {"judges.matchers", "judges.tokens", "judges.numerals", "judges.times", "judges.dates",
+                "judges.lexicon"} <= found
+    if name == "gui":
+        assert "judges.claims" in found
     # Only what verdicts depend on: not the loader, the importers, or the shell.
     assert not {"suites.registry", "suites.gui.mobilegym", "suites.selfevo.trajectories"} & found
     assert not [m for m in found if m.startswith("trajectory.") and m != "trajectory.events"]
@@ -58,7 +61,15 @@ def tree(tmp_path_factory) -> Path:
 EDITS = {
     # module file -> the suites whose versions must change
     "judges/base.py": {"example", "selfevo", "device", "gui"},
-    "judges/matchers.py": {"device", "gui"},
+    "judges/matchers.py": {"example", "device", "gui"},
+    # The tokenizer: every suite that reads answers through the matchers.
+    "judges/tokens.py": {"example", "device", "gui"},
+    "judges/numerals.py": {"example", "device", "gui"},
+    "judges/times.py": {"example", "device", "gui"},
+    "judges/dates.py": {"example", "device", "gui"},
+    "judges/lexicon.py": {"example", "device", "gui"},
+    # Claims (yes/no, comparisons, lists) are read only by the GUI's tasks.
+    "judges/claims.py": {"gui"},
     "replay/fold.py": {"example", "selfevo", "device", "gui"},
     "replay/state.py": {"example", "selfevo", "device", "gui"},
     "replay/batch.py": {"example", "selfevo", "device", "gui"},
@@ -78,7 +89,6 @@ EDITS = {
 @pytest.mark.slow
 def test_editing_a_module_changes_exactly_the_versions_that_depend_on_it(tree: Path) -> None:
     base = _versions(tree)
-    # Any tokenizer or helper module a matcher imports in judges/ is found the same way.
     for rel, expected in EDITS.items():
         path = tree / rel
         original = path.read_bytes()

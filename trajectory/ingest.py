@@ -25,6 +25,7 @@ import pyarrow.json as pajson
 
 from . import events as ev
 from .errors import ConflictError, LimitError, SchemaError, TrajError
+from .jsonkeys import duplicate_key
 from .store import Store, now_utc
 from .tables import ARROW_TYPES, EVENTS_SCHEMA, TS, events_schema
 
@@ -61,6 +62,7 @@ class IngestReport:
     new_runs: int = 0
     version: int | None = None
     commit_id: str | None = None
+    trusted: int | None = None  # judgement runs newly trusted (``--trust-judgements`` only)
 
     def line(self) -> str:
         return (
@@ -201,8 +203,11 @@ def parse(data: bytes, source: str, limits: Limits = DEFAULT_LIMITS) -> list[Par
                 problem = "$: nesting too deep to decode"
             else:
                 body, same = encode(event)
-                out.append(Parsed(lineno, event, body, digest(same)))
-                continue
+                dup = duplicate_key(raw, body)
+                if dup is None:
+                    out.append(Parsed(lineno, event, body, digest(same)))
+                    continue
+                problem = f"{dup[0]}: key {_short(dup[1])} given twice in one object"
         n_problems += 1
         if len(problems) < MAX_REPORTED:
             where = "" if len(raw) > limits.max_line_bytes else _where(raw)
@@ -254,12 +259,12 @@ def existing_runs(store: Store, run_ids: Sequence[str], version: int | None = No
     return out
 
 
-def _stored_event(store: Store, run_id: str, seq: int, version: int | None = None) -> ev.Event | None:
+def stored_event(store: Store, run_id: str, seq: int, version: int | None = None) -> ev.Event | None:
+    """The stored event at (run_id, seq) as of ``version`` (latest by default), or None."""
     table = store.read(
         "events",
         columns=["data"],
-        filter=(pc.field("run_id") == run_id) & (pc.field("seq") == seq),
-        version=version,
+        filter=(pc.field("run_id") == run_id) & (pc.field("seq") == seq), version=version,
     )
     if table.num_rows == 0:
         return None
@@ -307,8 +312,7 @@ def plan_batch(
     split_of: SplitResolver | None = None,
     version: int | None = None,
 ) -> tuple[list[tuple[Parsed, RunInfo]], int]:
-    """Decide which events are new; raise if the batch breaks a rule. The events table is read
-    as of ``version`` (latest by default; -1: empty), the version the commit is made on."""
+    """Decide which events are new as of ``version`` of the events table; raise if the batch breaks a rule."""
     run_ids = list(dict.fromkeys(p.event.run_id for p in parsed))
     stored = existing_runs(store, run_ids, version)
     new: list[tuple[Parsed, RunInfo]] = []
@@ -350,7 +354,7 @@ def plan_batch(
                 continue
             conflict = True
             if stored_hash is not None:
-                other = _stored_event(store, run, seq, version)
+                other = stored_event(store, run, seq, version)
             else:
                 other = next(q.event for q, _ in new if q.event.run_id == run and q.event.seq == seq)
             diff = first_difference(other, e) if other is not None else None
@@ -540,16 +544,13 @@ def ingest_events(
     limits: Limits = DEFAULT_LIMITS,
     split_of: SplitResolver | None = None,
 ) -> IngestReport:
-    report = IngestReport(source)
-    report.events = len(parsed)
-    report.runs = len({p.event.run_id for p in parsed})
+    report = IngestReport(source, runs=len({p.event.run_id for p in parsed}), events=len(parsed))
     if not parsed:
         return report
 
     def decide(version: int) -> pa.Table | None:  # the batch against the events as of version
         new, report.present = plan_batch(store, parsed, source, limits, split_of, version=version)
-        report.new = len(new)
-        report.new_runs = len({p.event.run_id for p, _ in new if p.event.seq == 0})
+        report.new, report.new_runs = len(new), len({p.event.run_id for p, _ in new if p.event.seq == 0})
         report.commit_id = uuid.uuid4().hex if new else None
         return rows(new, report.commit_id) if new else None
 
@@ -562,9 +563,11 @@ def ingest_files(
     names: Sequence[str],
     limits: Limits = DEFAULT_LIMITS,
     split_of: SplitResolver | None = None,
+    trust_judgements: bool = False,
 ) -> Iterator[tuple[str, IngestReport | TrajError]]:
     """Ingest files (``-`` is standard input), each its own batch; a refused one does not stop
-    the others: each yields its report or the error that refused it."""
+    the others: each yields its report or the error that refused it. ``trust_judgements``: a
+    person vouches for the LLM judgement runs of the files (see trajectory/trust.py)."""
     import sys
     from pathlib import Path
 
@@ -577,7 +580,12 @@ def ingest_files(
                 if not path.is_file():
                     raise SchemaError(f"{name}: no such file")
                 data, source = path.read_bytes(), name
-            yield name, ingest_bytes(store, data, source, limits, split_of)
+            report = ingest_bytes(store, data, source, limits, split_of)
+            if trust_judgements:
+                from .trust import trust_file_judgements  # trust reads this module's parser
+
+                report.trusted = trust_file_judgements(store, data, source, limits)
+            yield name, report
         except TrajError as exc:
             yield name, exc
 

@@ -20,6 +20,7 @@ import pyarrow as pa
 import pyarrow.dataset as pads
 
 from .backend import Backend, delta_append
+from .diskfault import held_native_stderr
 from .errors import StoreError
 
 JOURNAL_DIR = "journal"
@@ -102,7 +103,8 @@ class LocalBackend(Backend):
 
     def append(self, name: str, data: pa.Table | pa.RecordBatchReader, *, after: int | None = None) -> int:
         self.ensure()
-        delta_append(self, name, data, after)
+        with held_native_stderr():  # a panic report on a full disk: the CLI says it in one line
+            delta_append(self, name, data, after)
         if after is not None:
             version = after + 1
         else:

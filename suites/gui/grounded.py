@@ -55,7 +55,7 @@ def judge(task: Task, state: RunState) -> Verdict:
             goals = [_submitted_check(state.sheet.submitted), *_path_a(task, obs)]
     except (JudgeError, paths.PathError) as exc:
         return Verdict.error(str(exc))
-    warnings = side_effects(task, state.initial_state, final)
+    warnings = side_effects(task, state.initial_state, final, obs)
     success = bool(goals) and all(c.passed for c in goals)
     clean = not warnings
     budget = task.budget(mode)
@@ -142,9 +142,10 @@ def _path_a(task: Task, obs: Observation) -> list[Check]:
     return out
 
 
-def side_effects(task: Task, initial: dict[str, Any], final: dict[str, Any]) -> list[Check]:
-    """One failed warning check per change no rule of the task covers."""
-    expected, ignored = task.change_rules()
+def side_effects(task: Task, initial: dict[str, Any], final: dict[str, Any], obs: Observation | None = None) -> list[Check]:
+    """One failed warning check per change no rule of the task covers (given the run, the task
+    covers only the changes it asked for: a second new alarm is a side effect)."""
+    expected, ignored = task.change_rules(obs)
     rules = [paths.parse(r) for r in expected + ignored]
     out = []
     for change in paths.diff(initial, final):

@@ -31,8 +31,18 @@ from types import SimpleNamespace
 from typing import Any, ClassVar
 
 from judges.base import Check
+from judges.dates import expected_date, now_date, resolve
+from judges.matchers import (
+    bipartite_complete,
+    expected_times,
+    match_date,
+    match_duration,
+    match_time,
+    match_value,
+    time_close,
+)
+from judges.tokens import scan
 from trajectory.errors import JudgeError, TrajError
-from judges.matchers import match_date, match_duration, match_time, match_value
 
 from . import paths
 
@@ -236,6 +246,80 @@ def value_check(name: str, matcher: str, expected: Any, text: str | None, os_sta
     return Check(name=name, passed=not reason, expected=expected, actual=text, reason=reason)
 
 
+# Units a listed number may carry when the list is of temperatures, counts, ... (none: bare).
+TEMPERATURE_UNITS = ("", "度", "°", "°C", "°F", "摄氏度", "华氏度", "degrees", "degree")
+
+
+def stated_list(matcher: str, text: str, os_state: Any, *, units: tuple[str, ...] | None = None) -> list[Any]:
+    """The items of one kind a free-text answer asserts, in order: the list it gives.
+
+    Dates are resolved against the simulated now (a range names every day in it); times keep
+    their readings; numbers are exact ones, with a unit from `units` when given, and not the ones
+    labelled as lows (最低15度) — a list of highs is judged on the highs.
+    """
+    s = scan(text)
+
+    def listed(t: Any) -> bool:
+        # An item in a clause that denies anything (18:45那个没开) is not listed as one asked for.
+        return not (t.hedged or s.clause_at(t.start).negated)
+
+    if matcher == "date":
+        now = now_date(os_state)
+        days = []
+        for t in s.of("date"):
+            if not listed(t):
+                continue
+            d = resolve(t.value, now)
+            if d is not None and d not in days:
+                days.append(d)
+        return days
+    if matcher == "time":
+        return [t.value for t in s.of("time") if listed(t)]
+    out = []
+    for t in s.of("number", exact=True):
+        if not listed(t):
+            continue
+        if units is not None and t.unit not in units:
+            continue
+        if re.search(r"(?:低|low(?:est)?)\D{0,4}$", s.text[max(0, t.start - 6) : t.start], re.IGNORECASE):
+            continue
+        out.append(t.value)
+    return out
+
+
+def list_check(name: str, matcher: str, compare: str, expected: list[Any], text: str | None, os_state: Any,
+               *, units: tuple[str, ...] | None = None) -> Check:
+    """A list asked in free text: the answer's items of that kind are the expected ones, no more
+    (listing all seven days for "which days rain" fails), in order when the task asks for an order."""
+    if text is None or not str(text).strip():
+        return Check(name=name, passed=False, expected=expected, actual=text, reason="no answer")
+    got = stated_list(matcher, text, os_state, units=units)
+    if matcher == "date":
+        now = now_date(os_state)
+        want = [d for e in expected if (d := expected_date(e, now)) is not None]
+        ok = set(got) == set(want) and len(want) == len(expected)
+    elif matcher == "time":
+        ok = len(got) == len(expected) and _times_fit(expected, got, ordered=compare == "sequence")
+    else:
+        values = [float(e) for e in expected]
+        ok = len(got) == len(values) and (
+            all(abs(a - b) < 1e-9 for a, b in zip(got, values)) if compare == "sequence"
+            else sorted(got) == sorted(values)
+        )
+    reason = "" if ok else f"the answer lists {len(got)} item(s) that are not the expected {len(expected)}" + (
+        " in order" if compare == "sequence" else "")
+    return Check(name=name, passed=ok, expected=expected, actual=text, reason=reason)
+
+
+def _times_fit(expected: list[Any], got: list[tuple[tuple[int, int], ...]], *, ordered: bool) -> bool:
+    def fits(e: Any, readings: tuple[tuple[int, int], ...]) -> bool:
+        return time_close(expected_times(e), readings, 5)
+
+    if ordered:
+        return all(fits(e, g) for e, g in zip(expected, got))
+    return bipartite_complete(len(expected), lambda i, j: fits(expected[i], got[j]))
+
+
 def _show(value: Any) -> str:
     return f"/{value.pattern}/" if isinstance(value, re.Pattern) else str(value)
 
@@ -334,12 +418,18 @@ class Task:
     def budget(self, mode: str) -> int:
         return self.max_steps + (ANSWER_SHEET_STEPS if mode == "grounded" and self.fields() else 0)
 
-    def change_rules(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
-        """(expected changes, ignored changes), parameters filled in."""
-        return (
-            tuple(self.fill(r) for r in self.expected_changes),
-            tuple(self.fill(r) for r in BASE_IGNORE + tuple(self.always_ignore)),
-        )
+    def change_rules(self, obs: Observation | None = None) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """(expected changes, ignored changes), parameters filled in. Given the run, a task may
+        narrow its expected changes to what it asked for (``covered_changes``)."""
+        expected = tuple(self.fill(r) for r in self.expected_changes)
+        if obs is not None:
+            expected = self.covered_changes(obs, expected)
+        return expected, tuple(self.fill(r) for r in BASE_IGNORE + tuple(self.always_ignore))
+
+    def covered_changes(self, obs: Observation, rules: tuple[str, ...]) -> tuple[str, ...]:
+        """The change rules that cover this run's expected changes; by default the declared ones.
+        A task that asks for one new item overrides this so that a second one is a side effect."""
+        return rules
 
     def definition(self) -> dict[str, Any]:
         """The task's definition data (hashed into the judge version)."""
@@ -407,10 +497,20 @@ class AnswerTask(Task):
         fields = self.fields()
         out = []
         for i, (name, value) in enumerate(items):
-            matcher = fields[i].matcher if len(fields) == len(items) else "exact"
+            field = fields[i] if len(fields) == len(items) else None
             label = name if name == "answer" else f"answer.{name}"
-            out.append(value_check(label, matcher, value, obs.answer, obs.os))
+            out.append(self.text_check(label, field, value, obs))
         return out
+
+    def text_check(self, name: str, field: Field | None, value: Any, obs: Observation) -> Check:
+        """How the free-text answer is read for one expected value. A list from a repeatable
+        field is a list (no extra items; in order when the field compares as a sequence);
+        tasks whose answer is a claim (yes/no, a comparison) override this."""
+        matcher = field.matcher if field is not None else "exact"
+        if field is not None and field.repeatable and isinstance(value, list):
+            units = TEMPERATURE_UNITS if matcher == "number" else None
+            return list_check(name, matcher, field.compare, value, obs.answer, obs.os, units=units)
+        return value_check(name, matcher, value, obs.answer, obs.os)
 
 
 class CriteriaTask(Task):

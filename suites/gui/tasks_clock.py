@@ -78,12 +78,25 @@ class NextRingDate(AnswerTask):
         return _c(obs).next_ring(self.p.label, now(obs.os)).isoformat()
 
 
+def _one_new_alarm(obs: Observation, time: str) -> tuple[str, ...]:
+    """The rule covering the one alarm a task asked for: the first new alarm at that time (or,
+    when none is, the first new alarm, whose error the goal check reports). Any other new
+    alarm is a side effect that ``alarms[+]`` would have hidden."""
+    before = {a["id"] for a in _c(obs).alarms}
+    new = [a for a in _c(obs, final=True).alarms if a.get("id") not in before]
+    hit = next((a for a in new if a.get("time") == time), new[0] if new else None)
+    return () if hit is None else (f"apps.clock.alarms[id={hit['id']}]",)
+
+
 class SetAlarm(Task):
     app = "clock"
     kind = "operate"
     templates = ("帮我定一个{time}的闹钟，备注“{label}”",)
     parameters = {"time": Time("06:30"), "label": Enum({"早起": "早起", "赶飞机": "赶飞机"}, default="赶飞机")}
     expected_changes = ("apps.clock.alarms[+]",)
+
+    def covered_changes(self, obs: Observation, rules: tuple[str, ...]) -> tuple[str, ...]:
+        return _one_new_alarm(obs, self.p.time)
 
     def check_goals(self, obs: Observation) -> list[Check]:
         before = {a["id"] for a in _c(obs).alarms}
@@ -134,11 +147,16 @@ class AddAlarmAndCount(Task):
     answer_fields = [{"type": "number", "label": "开启的闹钟数"}]
     expected_changes = ("apps.clock.alarms[+]",)
 
+    def covered_changes(self, obs: Observation, rules: tuple[str, ...]) -> tuple[str, ...]:
+        return _one_new_alarm(obs, self.p.time)
+
     def check_goals(self, obs: Observation) -> list[Check]:
         before = {a["id"] for a in _c(obs).alarms}
         added = [a for a in _c(obs, final=True).alarms
                  if a["id"] not in before and a.get("time") == self.p.time and a.get("enabled")]
-        want = _count_enabled(_c(obs).alarms) + 1
+        # The count the agent gives is checked against the world as it left it: an alarm added
+        # twice makes the real count one higher (and the second one is a side effect).
+        want = _count_enabled(_c(obs, final=True).alarms)
         ok = match_value(want, obs.answer)
         return [
             Check(name="alarm added", passed=bool(added), expected=self.p.time, actual=len(added),

@@ -5,11 +5,16 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import datetime as dt
+
 from judges.base import Check
-from judges.matchers import has_close_number, match_value
+from judges.claims import TIE, more_of, rain_days, rain_on
+from judges.dates import expected_date, now_date
+from judges.matchers import has_close_number, match_value, phrase_hits
+from judges.tokens import Scan, scan
 
 from .apps import Weather
-from .task import AnswerTask, CriteriaTask, Enum, Observation, Task
+from .task import TEMPERATURE_UNITS, AnswerTask, CriteriaTask, Enum, Field, Observation, Task
 
 CITY_VALUES = {"北京": "beijing", "上海": "shanghai", "广州": "guangzhou", "杭州": "hangzhou", "成都": "chengdu"}
 
@@ -75,6 +80,35 @@ class CheckHighLow(AnswerTask):
         today = _w(obs).day(self.p.city, 0)
         return {"high": today["high"], "low": today["low"]}  # order = field order
 
+    def text_check(self, name: str, field: Field | None, value: Any, obs: Observation) -> Check:
+        """Free text must say which is which: "最高15度，最低23度" states both numbers but swaps
+        them. Labelled values decide (最高/最低, high/low); without labels, a range "15~23度" is
+        low to high, and two values are in the order asked (high, then low)."""
+        said = _high_low(obs.answer or "")
+        key = name.rsplit(".", 1)[-1]
+        got = None if said is None else said[0 if key == "high" else 1]
+        ok = got is not None and abs(got - float(value)) < 1e-9
+        reason = "" if ok else ("no answer" if not obs.answer else f"the answer gives {key} {got if got is not None else 'nothing definite'}")
+        return Check(name=name, passed=ok, expected=value, actual=obs.answer, reason=reason)
+
+
+_HIGH_RE = re.compile(r"(?:最高|高温|白天|high(?:est)?|max(?:imum)?)[^,;。\d]{0,6}$", re.IGNORECASE)
+_LOW_RE = re.compile(r"(?:最低|低温|夜间|晚上|low(?:est)?|min(?:imum)?)[^,;。\d]{0,6}$", re.IGNORECASE)
+
+
+def _high_low(text: str) -> tuple[float | None, float | None] | None:
+    """(high, low) as the answer states them, or None when it does not say."""
+    s = scan(text)
+    values = [t for t in s.of("number") if not (t.hedged or t.approx) and t.unit in TEMPERATURE_UNITS]
+    high = {t.value for t in values if _HIGH_RE.search(s.text[s.clause_at(t.start).start : t.start])}
+    low = {t.value for t in values if _LOW_RE.search(s.text[s.clause_at(t.start).start : t.start])}
+    if high or low:
+        return (high.pop() if len(high) == 1 else None, low.pop() if len(low) == 1 else None)
+    if len(values) == 2 and values[0].ranged and values[1].ranged:
+        return max(values[0].value, values[1].value), min(values[0].value, values[1].value)
+    exact = [t.value for t in values if t.exact]
+    return (exact[0], exact[1]) if len(exact) == 2 else None
+
 
 class CompareCityTemp(AnswerTask):
     """A tie is a pattern in text mode (agents say 一样/相同/差不多); the form needs an option."""
@@ -96,6 +130,30 @@ class CompareCityTemp(AnswerTask):
         answer = self.get_answer(obs)
         return [self.TIE if isinstance(answer, re.Pattern) else answer]
 
+    def text_check(self, name: str, field: Field | None, value: Any, obs: Observation) -> Check:
+        """The answer must say which city is hotter (北京比广州更热 names both but claims one)."""
+        w = _w(obs)
+        # A city by its name or its id (广州 or Guangzhou): agents answer in either language.
+        a = (w.city(self.p.city1)["name"], self.p.city1.capitalize())
+        b = (w.city(self.p.city2)["name"], self.p.city2.capitalize())
+        want = TIE if isinstance(value, re.Pattern) else value
+        said = more_of(obs.answer or "", a, b, _stated_temp) if obs.answer else None
+        ok = said == want
+        reason = "" if ok else ("no answer" if not obs.answer else
+                                f"the answer says {said or 'nothing definite'}, expected {want}")
+        return Check(name=name, passed=ok, expected=want, actual=obs.answer, reason=reason)
+
+
+def _stated_temp(s: Scan, city_name: str) -> float | None:
+    """The temperature the answer gives for a city: the first degree value after its name, in
+    the same clause (北京20度，广州28度)."""
+    for start, _ in phrase_hits(city_name, s):
+        clause = s.clause_at(start)
+        for t in s.of("number", exact=True):
+            if start < t.start < clause.end and t.unit in TEMPERATURE_UNITS:
+                return t.value
+    return None
+
 
 class RainyDays(AnswerTask):
     app = "weather"
@@ -109,6 +167,18 @@ class RainyDays(AnswerTask):
 
     def get_expected_response(self, obs: Observation) -> list[Any]:
         return [self.get_answer(obs)]  # one repeatable field holding the whole list
+
+    def text_check(self, name: str, field: Field | None, value: Any, obs: Observation) -> Check:
+        """The days the answer says it rains on are the rainy days: none missing, none extra
+        (naming all seven days fails), days said to be dry do not count."""
+        now = now_date(obs.os)
+        want = {d for v in value if (d := expected_date(v, now)) is not None}
+        said = rain_days(obs.answer or "", obs.os) if obs.answer else set()
+        ok = bool(obs.answer) and said == want
+        extra, missing = sorted(said - want), sorted(want - said)
+        reason = "" if ok else ("no answer" if not obs.answer else
+                                f"missing {', '.join(map(str, missing)) or 'none'}; extra {', '.join(map(str, extra)) or 'none'}")
+        return Check(name=name, passed=ok, expected=value, actual=obs.answer, reason=reason)
 
 
 class ForecastHighs(AnswerTask):
@@ -155,6 +225,17 @@ class IsRainyTomorrow(AnswerTask):
     def get_answer(self, obs: Observation) -> str:
         return self.YES if "雨" in _w(obs).day(self.p.city, 1)["condition"] else self.NO
 
+    def text_check(self, name: str, field: Field | None, value: Any, obs: Observation) -> Check:
+        """Judged on what the answer says about tomorrow: "明天不会下雨，后天会下雨" is a no,
+        "要带伞，明天有中雨" a yes."""
+        tomorrow = dt.date.fromisoformat(_w(obs).day(self.p.city, 1)["date"])
+        said = rain_on(obs.answer or "", tomorrow, obs.os) if obs.answer else None
+        want = value == self.YES
+        ok = said is want
+        shown = {True: self.YES, False: self.NO, None: "nothing definite"}[said]
+        reason = "" if ok else ("no answer" if not obs.answer else f"the answer says {shown} about tomorrow")
+        return Check(name=name, passed=ok, expected=value, actual=obs.answer, reason=reason)
+
 
 class CheckWind(AnswerTask):
     """Path B: its own check_goals reads "东风, 3" (the joined sheet) and "东风3级" alike."""
@@ -174,8 +255,8 @@ class CheckWind(AnswerTask):
     def check_goals(self, obs: Observation) -> list[Check]:
         want = self.get_answer(obs)
         text = obs.answer
-        # 南风 is inside 东南风, which is another direction: the hit must not follow a compass word.
-        ok_dir = match_value(re.compile(r"(?<![东西南北])" + re.escape(want["dir"])), text)
+        # Whole values, asserted: 南风 is not in 东南风, 一周 supplies no 1, 不是东风 is not 东风.
+        ok_dir = match_value(want["dir"], text)
         ok_scale = match_value(want["scale"], text)
         return [
             Check(name="answer.dir", passed=ok_dir, expected=want["dir"], actual=text,
@@ -210,6 +291,14 @@ class AddCity(Task):
     templates = ("把{city}添加到天气的城市列表",)
     parameters = {"city": city("chengdu")}
     expected_changes = ("apps.weather.saved",)
+
+    def covered_changes(self, obs: Observation, rules: tuple[str, ...]) -> tuple[str, ...]:
+        """The saved list may gain this city and nothing else: another city added or one
+        removed is a side effect."""
+        before, after = _w(obs).saved, _w(obs, final=True).saved
+        if [c for c in after if c != self.p.city] == before and after.count(self.p.city) == 1:
+            return rules
+        return ()
 
     def check_goals(self, obs: Observation) -> list[Check]:
         before, after = _w(obs).saved, _w(obs, final=True).saved

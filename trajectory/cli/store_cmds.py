@@ -16,10 +16,12 @@ from trajectory.export import export_events
 from trajectory.ingest import DEFAULT_LIMITS, Limits, ingest_files
 from trajectory.judging import SuiteResolver
 from trajectory.query import format_table
+from trajectory.query_limits import MAX_ROWS, MEMORY, TIMEOUT, QueryLimits, human_size
 from trajectory.recorder import recover
 from trajectory.show import list_runs, run_query, status as store_status, timeline
 from trajectory.store import default_store_path
 from trajectory.store import migrate as migrate_store
+from trajectory.termsafe import term_safe
 
 from .common import (
     EngineOpt,
@@ -57,6 +59,10 @@ def ingest(
     max_line_bytes: Annotated[int, typer.Option(min=1, help="Longest accepted line.")] = DEFAULT_LIMITS.max_line_bytes,
     max_depth: Annotated[int, typer.Option(min=1, help="Deepest accepted JSON nesting.")] = DEFAULT_LIMITS.max_depth,
     max_events_per_run: Annotated[int, typer.Option(min=1, help="Most events accepted in one run.")] = DEFAULT_LIMITS.max_events_per_run,
+    trust_judgements: Annotated[
+        bool,
+        typer.Option(help="Let the LLM judgement runs in these files count (e.g. exported from a store you trust)."),
+    ] = False,
     engine: EngineOpt = "local",
     ray_address: RayAddressOpt = None,
 ) -> None:
@@ -66,12 +72,13 @@ def ingest(
     total = [0, 0, 0, 0]
     files = expand_inputs(files)
     with engine_cluster(engine, ray_address) as cluster:
+        split_of = SuiteResolver(s).split_of
         if cluster is None:
-            results = ingest_files(s, files, limits, split_of=SuiteResolver(s).split_of)
+            results = ingest_files(s, files, limits, split_of=split_of, trust_judgements=trust_judgements)
         else:
             from trajectory.engines.ray_engine import ingest_files_ray
 
-            results = ingest_files_ray(s, files, limits, split_of=SuiteResolver(s).split_of)
+            results = ingest_files_ray(s, files, limits, split_of=split_of, trust_judgements=trust_judgements)
         failed = _print_ingest(results, total)
     if len(files) > 1:
         typer.echo(f"total: {total[0]} runs, {total[1]} events read: {total[2]} new, {total[3]} already present")
@@ -89,6 +96,8 @@ def _print_ingest(results, total: list[int]) -> bool:  # noqa: ANN001 - (name, r
             failed = True
             continue
         typer.echo(result.line())
+        if result.trusted is not None:
+            typer.echo(f"{result.source}: {result.trusted} judgement runs newly trusted")
         for i, v in enumerate((result.runs, result.events, result.new, result.present)):
             total[i] += v
     return failed
@@ -129,10 +138,22 @@ def query(
     format: Annotated[str, typer.Option("--format", help="table, csv, json or jsonl.")] = "table",
     split: SplitOpt = "tune",
     version: Annotated[int | None, typer.Option(help="Read the events table as of this version.")] = None,
+    timeout: Annotated[
+        float, typer.Option(help=f"Stop the query after this many seconds (at most {TIMEOUT.high:g}).")
+    ] = TIMEOUT.default,
+    max_rows: Annotated[
+        int, typer.Option(help=f"Refuse a result with more rows (at most {int(MAX_ROWS.high):,}).")
+    ] = int(MAX_ROWS.default),
+    max_memory: Annotated[
+        str, typer.Option(help=f"Memory the query may use, e.g. 512MiB (at most {human_size(MEMORY.high)}).")
+    ] = human_size(MEMORY.default).replace(" ", ""),
     store: StoreOpt = None,
 ) -> None:
-    """Answer SQL over the store, read-only and sandboxed."""
-    typer.echo(format_table(run_query(open_store(store), sql, split=split, version=version), format))
+    """Answer SQL over the store, read-only and sandboxed, within time, row and memory limits."""
+    limits = QueryLimits.checked(timeout, max_rows, max_memory)
+    table = run_query(open_store(store), sql, split=split, version=version, limits=limits)
+    text = format_table(table, format)
+    typer.echo(term_safe(text) if format == "csv" and sys.stdout.isatty() else text)
 
 
 @handle_errors
@@ -160,7 +181,7 @@ def show(
     if json_:
         echo_json(view(state))
         return
-    typer.echo("\n".join(lines))
+    typer.echo(term_safe("\n".join(lines)))  # stored text: control sequences shown, not obeyed
 
 
 @handle_errors
@@ -176,11 +197,21 @@ def recover_(store: StoreOpt = None) -> None:
     results = recover(open_store(store))
     if not results:
         typer.echo("no journals to recover")
+    rejected = 0
     for path, report in results:
         if report is None:
             typer.echo(f"{path.name}: writer still alive, left alone")
+        elif report.rejected is not None:
+            rejected += 1
+            typer.echo(
+                f"{path.name}: not sealed whole: {report.rejected}; {report.new} new events sealed; "
+                f"the journal is kept at {report.kept_at}",
+                err=True,
+            )
         else:
             typer.echo(f"{path.name}: sealed, {report.new} new events, {report.present} already present")
+    if rejected:
+        raise typer.Exit(1)
 
 
 @handle_errors

@@ -276,33 +276,33 @@ def ingest_files_ray(
     limits: Any,
     split_of: Any = None,
     in_flight: int | None = None,
+    trust_judgements: bool = False,
 ) -> Iterator[tuple[str, Any]]:
     """:func:`trajectory.ingest.ingest_files` with each file validated on the cluster.
 
     Files are read here (the workers need not see this machine's disk) and sent a few at a
-    time; batches are committed here, in the order given, as they come back validated.
+    time; batches are committed here, in the order given, as they come back validated
+    (``trust_judgements`` as there, also here).
     """
     from ..ingest import ingest_events
 
     ray = import_ray()
     remote = ray.remote(max_retries=0)(_validate)
     window = in_flight or 2 * RayCluster.cpus()
-    queue: list[tuple[str, str, Any]] = []  # (name, source, ref or error)
+    queue: list[tuple[str, str, Any, bytes]] = []  # (name, source, ref or error, the file's bytes)
     names = list(names)
     i = 0
     while i < len(names) or queue:
         while i < len(names) and len(queue) < window:
             name = names[i]
             i += 1
-            if name == "-":
-                queue.append((name, "<stdin>", remote.remote(sys.stdin.buffer.read(), "<stdin>", limits)))
-                continue
             path = Path(name)
-            if not path.is_file():
-                queue.append((name, name, SchemaError(f"{name}: no such file")))
+            if name != "-" and not path.is_file():
+                queue.append((name, name, SchemaError(f"{name}: no such file"), b""))
                 continue
-            queue.append((name, name, remote.remote(path.read_bytes(), name, limits)))
-        name, source, ref = queue.pop(0)
+            data, source = (sys.stdin.buffer.read(), "<stdin>") if name == "-" else (path.read_bytes(), name)
+            queue.append((name, source, remote.remote(data, source, limits), data if trust_judgements else b""))
+        name, source, ref, data = queue.pop(0)
         if isinstance(ref, TrajError):
             yield name, ref
             continue
@@ -312,6 +312,11 @@ def ingest_files_ray(
             continue
         parsed = _unpack(packed)
         try:
-            yield name, ingest_events(store, parsed, source, limits, split_of)
+            report = ingest_events(store, parsed, source, limits, split_of)
+            if trust_judgements:
+                from ..trust import trust_file_judgements
+
+                report.trusted = trust_file_judgements(store, data, source, limits)
+            yield name, report
         except TrajError as exc:
             yield name, exc

@@ -19,6 +19,7 @@ from .. import events as ev
 from ..errors import NotFound, QueryError
 from ..query import Views, check_sql, run_filter, sql_str
 from ..store import Store
+from ..trust import trusted_runs
 from .resolve import SuiteResolver
 
 #: The suite of the runs that hold recorded LLM judgements (see recorded_judgements).
@@ -102,26 +103,34 @@ def recorded_judgements(store: Store) -> tuple[Judgement, ...]:
     ``traj judge --llm`` records the answers in a run of its own (suite ``traj.judgements``).
     They are keyed by judge, model and prompt hash, so any run whose prompt is the same gets
     the same recorded answer back: re-judging never asks the model twice for one prompt.
+
+    Only registered judgement runs count (see trajectory/trust.py), oldest registration first,
+    so the latest answer is the last one recorded, whatever ``ts`` its events carry.
     """
-    if not store.has_table("events"):
+    order = trusted_runs(store)
+    if not order or not store.has_table("events"):
         return ()
     with Views(store, split=None) as views:
         table = views.arrow(
-            "SELECT data FROM events WHERE kind = 'judgement_recorded' AND suite = ? ORDER BY ts, run_id, seq",
-            [JUDGEMENT_SUITE],
+            "SELECT run_id, seq, data FROM events WHERE kind = 'judgement_recorded' AND suite = ? "
+            "AND list_contains(?, run_id)",
+            [JUDGEMENT_SUITE, list(order)],
         )
+    rows = sorted(table.to_pylist(), key=lambda r: (order[r["run_id"]], r["seq"]))
     out = []
-    for data in table.column("data").to_pylist():
-        e = ev.DECODER.decode(data)
+    for row in rows:
+        e = ev.DECODER.decode(row["data"])
         assert isinstance(e, ev.JudgementRecorded)
         out.append(Judgement(seq=e.seq, judge=e.judge, model=e.model, key=e.key, output=e.output))
     return tuple(out)
 
 
 def with_judgements(state: RunState, judgements: tuple[Judgement, ...]) -> RunState:
-    if not judgements:
+    """The state with the store's trusted judgements in place of the run's own: a
+    judgement_recorded event inside a run came from a file, and is kept but not read."""
+    if not judgements and not state.judgements:
         return state
-    return msgspec.structs.replace(state, judgements=state.judgements + judgements)
+    return msgspec.structs.replace(state, judgements=judgements)
 
 
 def batch_states(
