@@ -18,6 +18,15 @@ from collections.abc import Iterator
 HOST = "127.0.0.1"
 
 
+def die_with_parent() -> None:
+    """In the child before exec: end with the process that started it (a test session killed
+    before its teardown must not leave a server behind)."""
+    import ctypes
+    import signal
+
+    ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind((HOST, 0))
@@ -34,6 +43,7 @@ class S3Server:
             [sys.executable, "-m", "moto.server", "-H", HOST, "-p", str(self.port)],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
+            preexec_fn=die_with_parent,
         )
         deadline = time.monotonic() + 60
         while True:
