@@ -554,7 +554,7 @@ def ingest_events(
         report.commit_id = uuid.uuid4().hex if new else None
         return rows(new, report.commit_id) if new else None
 
-    report.version = store.append_decided("events", decide, source)
+    report.version = store.append_decided("events", decide, source, keys=("run_id", {p.event.run_id for p in parsed}))
     return report
 
 

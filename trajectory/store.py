@@ -223,22 +223,39 @@ class Store:
         self.init()
         return self.backend.append(name, data, after=after)
 
-    def append_decided(self, name: str, decide: Callable[[int], pa.Table | None], what: str) -> int | None:
+    def append_decided(
+        self,
+        name: str,
+        decide: Callable[[int], pa.Table | None],
+        what: str,
+        keys: tuple[str, set[str]] | None = None,
+    ) -> int | None:
         """Append with a check: read, decide, commit on top of what was read.
 
         ``decide(version)`` reads the table as of ``version`` (-1: none yet) and returns the
         rows to append (None: nothing to write), or raises to refuse. On a local store the
         writer lock makes this one step. Without a lock (object storage), a writer that
-        committed meanwhile makes the commit fail whole; the rows are then decided again
-        against what is stored now (they may have become present, or conflicting).
+        committed meanwhile makes the commit fail whole. ``keys`` (a column and the values the
+        decision read, e.g. the batch's run ids): when no file added since holds one of them
+        (by the files' min/max statistics), the decision stands and is committed on top of
+        the new version at once; otherwise the rows are decided again against what is stored
+        now (they may have become present, or conflicting). Re-deciding on every lost race
+        would let a slow writer lose to faster ones again and again.
         """
         with self.lock():
+            data: pa.Table | None = None
+            seen: set[tuple[str, Any, Any]] = set()
             for attempt in range(COMMIT_ATTEMPTS):
-                version = self.version(name)
-                version = -1 if version is None else version
-                data = decide(version)
-                if data is None:
-                    return None
+                dt = self.delta(name)
+                version = -1 if dt is None else dt.version()
+                # Under the lock nobody commits meanwhile: the statistics are not needed there.
+                check = dt is not None and keys is not None and not self.backend.serialised
+                files = _file_ranges(dt, keys[0]) if check else set()
+                if data is None or not _untouched(files, seen, keys):
+                    data = decide(version)
+                    if data is None:
+                        return None
+                seen = set(files)
                 try:
                     return self.append(name, data, after=version)
                 except CommitConflict:
@@ -256,6 +273,28 @@ class Store:
     def history(self, name: str) -> list[dict[str, Any]]:
         dt = self.delta(name)
         return [] if dt is None else list(dt.history())
+
+
+def _file_ranges(dt: Any, column: str) -> set[tuple[str, Any, Any]]:
+    """(path, min, max of ``column``) of each file of a Delta table, from its statistics."""
+    adds = dt.get_add_actions(flatten=True)
+    names = adds.column_names
+    lo = adds.column(f"min.{column}").to_pylist() if f"min.{column}" in names else [None] * adds.num_rows
+    hi = adds.column(f"max.{column}").to_pylist() if f"max.{column}" in names else [None] * adds.num_rows
+    return set(zip(adds.column("path").to_pylist(), lo, hi))
+
+
+def _untouched(files: set[Any], seen: set[Any], keys: tuple[str, set[str]] | None) -> bool:
+    """Whether no file added since ``seen`` can hold one of ``keys``' values. A file without
+    statistics, or with bounds long enough to have been truncated, counts as holding them."""
+    if keys is None or not seen:
+        return False
+    for _, lo, hi in files - seen:
+        if lo is None or hi is None or len(str(lo)) >= 32 or len(str(hi)) >= 32:
+            return False
+        if any(lo <= k <= hi for k in keys[1]):
+            return False
+    return True
 
 
 def migrate(
