@@ -16,6 +16,14 @@ claim, or two that disagree), and a task fails on ``None``.
   with no comparative, the one whose stated value is larger (北京20度，广州28度). A claim in a
   negated clause is not made (北京不比广州热 decides nothing).
 * ``listed`` items: dates said to rain (with ranges expanded), times, numbers in order.
+* ``outclaimed`` — is a value the answer mentions not what it claims as the answer to the
+  question? It is when the answer asserts another value of the same kind (another quoted title,
+  another number with the same unit, another date) in a clause that speaks more to the question
+  than the value's own clause: "第一名是《霸王别姬》，《肖申克的救赎》排第二" claims 霸王别姬 for
+  第一名; "故宫博物院成立于1949年，紫禁城1925年对外开放" claims 1949 for 成立. A clause speaks to
+  the question by the words it shares with it (Chinese character pairs and Latin words, the
+  values themselves left out). A value the question itself holds (123 and 456 of 算123×456)
+  restates it and is no rival; a tie leaves the value its claim.
 """
 
 from __future__ import annotations
@@ -25,9 +33,9 @@ import re
 from collections.abc import Callable, Sequence
 
 from . import dates as D
-from .tokens import Clause, Scan, Token, _denies, denies_at, scan
+from .tokens import QUOTE_RE, Clause, Scan, Token, _denies, denies_at, scan
 
-__all__ = ["rain_on", "rain_days", "more_of", "TIE"]
+__all__ = ["rain_on", "rain_days", "more_of", "outclaimed", "TIE"]
 
 TIE = "tie"
 _RAIN_RE = re.compile(r"雨(?!伞)|伞|(?<![a-z])(?:rain\w*|showers?|drizzle|thunderstorms?|umbrella)(?![a-z])", re.IGNORECASE)
@@ -206,7 +214,7 @@ def more_of(
     canon = {n.casefold(): names_a[0] for n in names_a} | {n.casefold(): names_b[0] for n in names_b}
     other = {names_a[0]: names_b[0], names_b[0]: names_a[0]}
     names = "(?:" + "|".join(re.escape(n.casefold()) for n in sorted(canon, key=len, reverse=True)) + ")"
-    nt = rf"(?:的?(?:温度|气温))?"
+    nt = r"(?:的?(?:温度|气温))?"
     strong = (
         (rf"(?P<x>{names}){nt}{_ADV}比(?P<y>{names}){_ADV}{_MORE}", "x"),
         (rf"(?P<x>{names}){nt}{_ADV}比(?P<y>{names}){_ADV}{_LESS}", "y"),
@@ -262,3 +270,83 @@ def more_of(
 
     said = {canon[n.casefold()] for n in canon if phrase_hits(n, s)}
     return said.pop() if len(said) == 1 else None
+
+
+# -- the claim among rivals -----------------------------------------------------------------------
+
+_WORD_RE = re.compile(r"[a-z][a-z0-9]*|[\u4e00-\u9fff\d]+")
+
+
+def _words(text: str) -> set[str]:
+    """What a clause talks about: pairs of Chinese characters (and digits) and whole Latin words."""
+    out: set[str] = set()
+    for m in _WORD_RE.finditer(text.casefold()):
+        w = m.group(0)
+        if w[0].isascii() and w[0].isalpha():
+            if len(w) > 1:
+                out.add(w)
+        else:
+            out |= {w[i : i + 2] for i in range(len(w) - 1)}
+    return out
+
+
+def _blank(text: str, spans: Sequence[tuple[int, int]]) -> str:
+    chars = list(text)
+    for a, b in spans:
+        chars[a:b] = [" "] * (b - a)
+    return "".join(chars)
+
+
+def _quote_inner(m: re.Match[str]) -> str:
+    return re.sub(r"\s+", "", next(g for g in m.groups() if g is not None)).casefold()
+
+
+def _key(t: Token) -> object:
+    return t.value.group(0) if t.kind == "date" else t.value
+
+
+def _values_of_kind(s: Scan, span: tuple[int, int]) -> tuple[list[tuple[tuple[int, int], object]], object] | None:
+    """Every value in the answer of the kind of the one at `span` (with a key to compare them),
+    and the key of the one at `span`; None when `span` holds no value the tokenizer knows."""
+    quotes = list(QUOTE_RE.finditer(s.text))
+    for q in quotes:
+        if q.start() <= span[0] and span[1] <= q.end():
+            return [(m.span(), ("quote", _quote_inner(m))) for m in quotes], ("quote", _quote_inner(q))
+    for t in s.tokens:
+        if t.start < span[1] and span[0] < t.end and t.kind != "duration":
+            same = [u for u in s.tokens if u.kind == t.kind and u.unit == t.unit]
+            return [((u.start, u.end), (u.kind, _key(u))) for u in same], (t.kind, _key(t))
+    return None
+
+
+def outclaimed(s: Scan, span: tuple[int, int], question: str) -> bool:
+    """Is the value at `span` only mentioned, while the answer claims another value of its kind
+    for what the question asks (see the module docstring)?"""
+    found = _values_of_kind(s, span)
+    if found is None or not question.strip():
+        return False
+    from .matchers import asserted_at
+
+    values, key = found
+    q = scan(question)
+    # The question's values of the same kind are left out of its words too (哪一年 for a year:
+    # 年成立 stays), and a rival the question holds only restates it (算123×456).
+    if key[0] == "quote":
+        q_values = [(m.span(), ("quote", _quote_inner(m))) for m in QUOTE_RE.finditer(q.text)]
+    else:
+        unit = next(t.unit for t in s.tokens if t.start < span[1] and span[0] < t.end and t.kind == key[0])
+        q_values = [((t.start, t.end), (t.kind, _key(t))) for t in q.tokens if t.kind == key[0] and t.unit == unit]
+    asked = {k for _, k in q_values}
+    want = _words(_blank(q.text, [sp for sp, _ in q_values]))
+    text = _blank(s.text, [sp for sp, _ in values])
+
+    def speaks(pos: int) -> int:
+        c = s.clause_at(pos)
+        return len(_words(text[c.start : c.end]) & want)
+
+    own = speaks(span[0])
+    return any(
+        k != key and k not in asked and asserted_at(s, *sp) and speaks(sp[0]) > own
+        for sp, k in values
+        if not (sp[0] < span[1] and span[0] < sp[1])
+    )

@@ -10,7 +10,9 @@
   4月5日 is April 5, never May 4. A dash date needs two digits on each side (04-05), because
   "5-6个" is a range of counts.
 * Relative words: 今天/明天/后天/大后天/昨天/前天, 明晚/明早/今晚 (their day), N天后, 下个月5号,
-  today/tomorrow/yesterday, in N days, N days later, next/this/last Monday.
+  today/tomorrow/yesterday, in N days, N days later, next/last Monday (weeks from Monday), and
+  "this Monday", which is the next Monday on or after today like a bare weekday (English speakers
+  do not say "this Saturday" on a Sunday for the day before).
 * Without a "now", relative words cannot be resolved; year-less forms are read in the expected
   date's year (and a bare day in its month), because then the answer stated correctly everything
   it stated.
@@ -183,6 +185,9 @@ def resolve(m: re.Match[str], now: dt.date | None, ref: dt.date | None = None) -
             return _weekday(weekday, g["wmod"], now)
         if g["ewd"]:
             mod = g["ewmod"].lower() if g["ewmod"] else None
+            # English "this Saturday" said on a Sunday is the coming Saturday, not the day before:
+            # like a bare weekday, it is the next one on or after today.
+            mod = None if mod == "this" else mod
             return _weekday(_WEEKDAYS_EN.index(g["ewd"].lower()), mod, now)
     except (OverflowError, ValueError):
         return None  # dates beyond year 1..9999

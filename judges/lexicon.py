@@ -79,7 +79,9 @@ MEASURE_WORDS = (
 # assert what it says.
 CN_NEGATORS = (
     "并不是 并非 绝非 绝不 决不 从未 从不 从没 毫无 尚未 不曾 未曾 没有 没法 无法 不能 不会 不是 "
-    "不可 不用 不需 不必 不要 不再 未能 没能 不太 别 甭 勿 毋 莫 未 无 不 没 非 否"
+    "不可 不用 不需 不必 不要 不再 未能 没能 不太 别 甭 勿 毋 莫 未 无 不 没 非 否 "
+    # A mistaken belief is not a claim: 很多人以为是《肖申克的救赎》 does not say it is.
+    "误以为 误认为 以为"
 ).split()
 # Words that contain a negator character but do not negate (不错 is praise, 未来 is the future,
 # 非常 is "very", 无锡 a city). Checked before the negators.
@@ -93,7 +95,7 @@ NOT_NEGATIONS = (
     "无懈可击 无可挑剔 "
     "非常 非洲 南非 是非 除非 莫非 莫斯科 莫名 "
     "别的 别人 特别 区别 分别 类别 级别 告别 性别 识别 差别 个别 别墅 别名 别称 辨别 鉴别 "
-    "是否 否则 否认"
+    "是否 否则 否认 可以为 难以为"
 ).split()
 # Bounds: "不到1小时" is less than an hour (an approximation), not a denial; 看不到 is one.
 BOUND_NEGATIONS = "不到 不足 不止 不超过 不少于 不低于 不高于 不多于 没有超过 没超过 不满".split()
@@ -119,6 +121,11 @@ EN_NOT_NEGATIONS = (
     "not only|no doubt|no later than|no more than|no less than|no fewer than|not bad|nothing but"
 ).split("|")
 
+# Words that say an item is switched off: an alarm "是关着的" is not among the enabled ones.
+OFF_STATES = tuple(
+    "关着 关闭 关掉 关了 已关 关上 是关的 没开 没有开 没打开 未开 未开启 未启用 停用 禁用 off disabled".split()
+) + ("turned off", "switched off")
+
 # -- clauses -----------------------------------------------------------------------------------
 
 # Words that start a new clause even without a comma: the negation of one side does not reach
@@ -134,10 +141,11 @@ APPROX_BEFORE_CN = (
     "几乎 估计 预计 超过 不到 不足 少于 多于 高于 低于 大于 小于 至少 最少 至多 不止 不超过 不少于 "
     "不低于 不高于 起码 顶多 最多"
 ).split()
+# Phrases, "|"-separated: split on spaces, "at most" would make "at" (peaked at 18) a bound.
 APPROX_BEFORE_EN = (
-    "about around approximately approx roughly nearly almost over under more than less than "
-    "fewer than at least at most up to above below some circa"
-).split()
+    "about|around|approximately|approx|roughly|nearly|almost|over|under|more than|less than|"
+    "fewer than|at least|at most|up to|above|below|some|circa"
+).split("|")
 # After a value (directly after the digits, or after its unit for the two-character words).
 APPROX_AFTER_DIGITS = ("多", "余", "来", "几", "+")
 APPROX_AFTER_UNIT = ("左右", "上下", "出头", "开外", "以上", "以下", "以内", "之内", "or so", "ish")

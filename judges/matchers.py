@@ -14,7 +14,8 @@ What "states" means, for every matcher alike:
 * The value is exact: not an approximation (约20度, 五六个, 二十多), not one of alternatives
   (6:40或7:40, 1小时或1小时15分) and, for numbers and durations, not the end of a range. Times
   keep their tolerance, so "6点43分左右" states 06:40 and a range end (营业到22:00) is a time
-  stated; a hedge between two times still states neither.
+  stated; a hedge between two times, or a span given as an estimate (早上7点到8点之间, 大概7点到
+  8点吧), states neither.
 * The value is whole: 25 is not in 125, 12 is not in "MIUI 12.5" (a version is kept whole),
   南风 is not in 东南风, 暴雨 is not in 大暴雨, "iPhone 15" is not in "iPhone 15 Pro".
 * Numerals inside words are not numbers (一周, 三亚, 四川, 一样, 星期一, 万一 …).
@@ -30,7 +31,8 @@ from numbers import Real
 from typing import Any
 
 from . import dates as D
-from .tokens import Scan, Token, denies_at, fold, scan
+from . import units
+from .tokens import Scan, Token, asserted_in, denies_at, fold, scan
 from .times import find_durations, find_times
 
 __all__ = [
@@ -42,6 +44,8 @@ __all__ = [
     "match_repeatable",
     "match_time",
     "match_value",
+    "stated_spans",
+    "asserted_at",
     "bipartite_complete",
     "expected_times",
     "time_close",
@@ -102,6 +106,12 @@ def _field_text(text: str) -> str:
     return body
 
 
+def _exact_key(text: str) -> str:
+    """What an exact field compares: the folded value without whitespace, final marks or case.
+    Spacing and capitals are typing habits ("小 雨" is 小雨, "sunny" is Sunny); the words are not."""
+    return _WS_RE.sub("", _field_text(text)).casefold()
+
+
 def parse_number(text: str) -> float | None:
     """The value of an answer that is nothing but a number, for fields that ask for a bare number.
 
@@ -127,14 +137,16 @@ def _version_number(t: Token) -> float | None:
     return None
 
 
-def _stated_numbers(s: Scan) -> list[float]:
-    out = [t.value for t in s.of("number", exact=True)]
-    out += [v for t in s.of("version") if (v := _version_number(t)) is not None]
+def _stated_number_tokens(s: Scan) -> list[tuple[Token, float]]:
+    """Exact, asserted numbers, with versions that read as one (Android 14 is 14)."""
+    out = [(t, t.value) for t in s.of("number", exact=True)]
+    out += [(t, v) for t in s.of("version") if (v := _version_number(t)) is not None]
     return out
 
 
-def has_close_number(text: str, expected: float, tol: float = 0.01) -> bool:
-    """True when the answer states a number within `tol` of `expected` (a unit may follow it).
+def has_close_number(text: str, expected: float, tol: float = 0.01, *, unit: str | None = None) -> bool:
+    """True when the answer states a number within `tol` of `expected` (a unit may follow it,
+    one that fits `unit` when given: 64摄氏度 is no 64°F).
 
     For measured values (a conversion the agent rounds) an approximation (约64) is fine, since
     the tolerance already allows for it; alternatives and range ends are not.
@@ -146,7 +158,7 @@ def has_close_number(text: str, expected: float, tol: float = 0.01) -> bool:
     # A hair of slack so that a tolerance of exactly 0.01 admits 3.51 for 3.5 despite binary floats.
     slack = abs(tolerance) + 1e-9 * max(1.0, abs(target))
     s = scan(text)
-    values = [t.value for t in s.of("number") if not (t.hedged or t.ranged)]
+    values = [t.value for t in s.of("number") if not (t.hedged or t.ranged) and units.fits(s, t, unit)]
     return any(abs(v - target) <= slack for v in values)
 
 
@@ -224,17 +236,23 @@ def _asserted_at(s: Scan, a: int, b: int) -> bool:
     return not denies_at(body, a - clause.start, b - clause.start)
 
 
+asserted_at = _asserted_at
+
+
 _NUMERIC_NEEDLE_RE = re.compile(r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)*%?")
 
 
-def _numeric_needle(needle: str, s: Scan) -> bool:
+def _numeric_needle_spans(needle: str, s: Scan) -> list[tuple[int, int]]:
     """A needle that is a number or a version ("1925", "14", "12.5", "8.9%") is compared as a
     value: 25 is not in 125, 12 is not in 12.5, 14 is 14.0."""
     body = fold(needle).strip().rstrip("%").replace(",", "")
-    if body.count(".") <= 1 and any(_close(float(body), t.value) for t in s.of("number", exact=True)):
-        return True
+    out = []
+    if body.count(".") <= 1:
+        out += [(t.start, t.end) for t in s.of("number", exact=True) if _close(float(body), t.value)]
     want = _strip_zeros(tuple(int(p) for p in body.lstrip("+-").split(".")))
-    return not body.startswith("-") and any(_strip_zeros(t.value) == want for t in s.of("version"))
+    if not body.startswith("-"):
+        out += [(t.start, t.end) for t in s.of("version") if _strip_zeros(t.value) == want]
+    return sorted(out)
 
 
 def _strip_zeros(v: tuple[int, ...]) -> tuple[int, ...]:
@@ -244,35 +262,81 @@ def _strip_zeros(v: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(out)
 
 
-def match_value(expected: Any, actual: Any) -> bool:
-    """Does a free-text answer state `expected`? The type of `expected` picks the reading.
+def _pattern_spans(pattern: re.Pattern[str], s: Scan) -> list[tuple[int, int]]:
+    return [m.span() for m in pattern.finditer(s.text) if m.end() > m.start() and _asserted_at(s, *m.span())]
 
-    Numbers (and strings that are numbers or versions) must be stated as an exact, asserted
-    value. Other strings must stand as a whole phrase in an asserted clause (see the module
-    docstring). Patterns search both the raw and the folded answer, so a task may pin either
-    spelling; a pattern is the task's own rule and is applied as written.
-    """
-    text = _as_text(actual)
-    if text is None or not text.strip():
-        return False
+
+def _value_spans(expected: Any, s: Scan, unit: str | None) -> list[tuple[int, int]]:
     if isinstance(expected, re.Pattern):
-        return bool(expected.search(text) or expected.search(fold(text)))
+        return _pattern_spans(expected, s)
     if isinstance(expected, bool):
         # bool is an int subclass, but True is not the number 1 in an answer.
         raise TypeError("match_value: a bool is not a matchable value; compare choices as text")
     if isinstance(expected, Real):
         target = _as_float(expected)
         if target is None:
-            return False
-        return any(_close(n, target) for n in _stated_numbers(scan(text)))
+            return []
+        return [(t.start, t.end) for t, v in _stated_number_tokens(s) if _close(v, target) and units.fits(s, t, unit)]
     if isinstance(expected, str):
         if not fold(expected).strip():
-            return False  # an empty expectation would match every answer
-        s = scan(text)
+            return []  # an empty expectation would match every answer
         if _NUMERIC_NEEDLE_RE.fullmatch(fold(expected).strip()):
-            return _numeric_needle(expected, s)
-        return bool(phrase_hits(expected, s))
+            return _numeric_needle_spans(expected, s)
+        return phrase_hits(expected, s)
     raise TypeError(f"match_value: unsupported expected type {type(expected).__name__}")
+
+
+def stated_spans(matcher: str, expected: Any, actual: Any, os_state: Any = None, *,
+                 unit: str | None = None, tolerance_minutes: float = 5) -> list[tuple[int, int]]:
+    """Where a free-text answer states `expected`: spans in the folded answer (``fold``).
+
+    `matcher` picks the reading: ``time``, ``duration`` and ``date`` as `match_time`,
+    `match_duration` and `match_date` read; any other as `match_value`. A number given in a unit
+    that conflicts with `unit` ("20华氏度" for a value asked in °C) is not stated.
+    """
+    text = _as_text(actual)
+    if text is None or not text.strip():
+        return []
+    s = scan(text)
+    if matcher == "time":
+        want = expected_times(expected)
+        tol = _as_float(tolerance_minutes)
+        if not want or tol is None:
+            return []
+        return [(t.start, t.end) for t in s.of("time") if not (t.hedged or t.approx) and time_close(want, t.value, tol)]
+    if matcher == "duration":
+        wanted = _expected_minutes(expected)
+        if re.fullmatch(r"\d+", s.text):
+            return [(0, len(s.text))] if int(s.text) in wanted else []
+        return [(t.start, t.end) for t in s.of("duration", exact=True) if t.value in wanted]
+    if matcher == "date":
+        now = D.now_date(os_state)
+        want = D.expected_date(expected, now)
+        if want is None:
+            return []
+        return [(t.start, t.end) for t in s.of("date", exact=True) if D.resolve(t.value, now, want) == want]
+    return _value_spans(expected, s, unit)
+
+
+def match_value(expected: Any, actual: Any, *, unit: str | None = None) -> bool:
+    """Does a free-text answer state `expected`? The type of `expected` picks the reading.
+
+    Numbers (and strings that are numbers or versions) must be stated as an exact, asserted
+    value (in a unit that fits `unit` when one is given). Other strings must stand as a whole
+    phrase in an asserted clause (see the module docstring). A pattern is the task's own rule:
+    it searches both the raw and the folded answer, so a task may pin either spelling, and like
+    every value a match counts only in a clause that asserts it (不是8.93% states no 8.93%).
+    """
+    text = _as_text(actual)
+    if text is None or not text.strip():
+        return False
+    if stated_spans("exact", expected, text, unit=unit):
+        return True
+    if isinstance(expected, re.Pattern):
+        # A spelling only the raw answer has (a full-width form the task pinned): its clauses
+        # are read on the raw text.
+        return any(asserted_in(text, *m.span()) for m in expected.finditer(text) if m.end() > m.start())
+    return False
 
 
 # -- times -------------------------------------------------------------------------------------
@@ -321,16 +385,10 @@ def match_time(expected: Any, actual: Any, tolerance_minutes: int = 5) -> bool:
 
     Agents read clocks off the screen and round; a few minutes either side is the same answer.
     The tolerance is inclusive and wraps at midnight (23:58 is 4 minutes from 00:02). Any
-    asserted time the answer states may match; times offered as alternatives do not.
+    asserted time the answer states may match; times offered as alternatives, and spans given
+    as an estimate (早上7点到8点之间), do not.
     """
-    text = _as_text(actual)
-    tol = _as_float(tolerance_minutes)
-    if text is None or tol is None:
-        return False
-    want = expected_times(expected)
-    if not want:
-        return False
-    return any(time_close(want, t.value, tol) for t in scan(text).of("time") if not t.hedged)
+    return bool(stated_spans("time", expected, actual, tolerance_minutes=tolerance_minutes))
 
 
 # -- durations ---------------------------------------------------------------------------------
@@ -364,13 +422,6 @@ def _expected_minutes(expected: Any) -> list[int]:
     return []
 
 
-def _stated_minutes(text: str) -> list[int]:
-    s = scan(text)
-    if re.fullmatch(r"\d+", s.text):
-        return [int(s.text)]
-    return [t.value for t in s.of("duration", exact=True)]
-
-
 def match_duration(expected: Any, actual: Any) -> bool:
     """Does the answer state the expected duration, in any of the usual spellings?
 
@@ -378,12 +429,7 @@ def match_duration(expected: Any, actual: Any) -> bool:
     screen, so a minute off is a misreading, and an approximation (大约1小时, 1个多小时) or
     a hedge (1小时或1小时15分) states no duration. `expected` may also be minutes or a timedelta.
     """
-    text = _as_text(actual)
-    if text is None:
-        return False
-    want = _expected_minutes(expected)
-    got = _stated_minutes(text)
-    return any(w in got for w in want)
+    return bool(stated_spans("duration", expected, actual))
 
 
 # -- dates -------------------------------------------------------------------------------------
@@ -410,14 +456,7 @@ def match_date(expected: Any, actual: Any, os_state: Any = None) -> bool:
     `os_state`, never the judging machine's clock, so re-judging old runs gives the same verdict.
     Any exact, asserted date the answer states may match.
     """
-    text = _as_text(actual)
-    if text is None:
-        return False
-    now = D.now_date(os_state)
-    want = D.expected_date(expected, now)
-    if want is None:
-        return False
-    return any(D.resolve(t.value, now, want) == want for t in scan(text).of("date", exact=True))
+    return bool(stated_spans("date", expected, actual, os_state))
 
 
 # -- AnswerSheet fields --------------------------------------------------------------------------
@@ -450,7 +489,8 @@ def _one_value(tokens: list[Token]) -> bool:
 def match_field(matcher: str, expected: Any, actual: Any, os_state: Any = None) -> bool:
     """Judge one AnswerSheet field, where the agent typed just the value into a box.
 
-    Unlike `match_value`, `number` and `date` require the whole field to be the value: a field
+    `exact` compares the folded values, ignoring whitespace, case and final marks (as text mode
+    does). Unlike `match_value`, `number` and `date` require the whole field to be the value: a field
     is a form, and "3个" in a number box is a malformed answer. A time or duration field holds
     one value: "6:40或7:40" fails whichever is right. An unknown matcher name is a bug in the
     task and raises ValueError.
@@ -462,7 +502,7 @@ def match_field(matcher: str, expected: Any, actual: Any, os_state: Any = None) 
         return False
     if matcher == "exact":
         want = expected if isinstance(expected, str) else _as_text(expected)
-        return want is not None and _field_text(want) == _field_text(text)
+        return want is not None and _exact_key(want) == _exact_key(text)
     if matcher == "number":
         want = _as_float(expected)
         if want is None and isinstance(expected, str):
@@ -527,7 +567,7 @@ def match_repeatable(
         wants = [e if isinstance(e, str) else _as_text(e) for e in expected_list]
         if any(t is None for t in texts) or any(w is None for w in wants):
             return False
-        return Counter(map(fold, wants)) == Counter(map(fold, texts))
+        return Counter(map(_exact_key, wants)) == Counter(map(_exact_key, texts))
     n = len(expected_list)
     table = [[match_field(matcher, expected_list[e], actual_list[a], os_state) for a in range(n)] for e in range(n)]
     return bipartite_complete(n, lambda e, a: table[e][a])

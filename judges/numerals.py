@@ -14,7 +14,8 @@ It is idempotent, so callers may fold freely. The rules it decides:
 * X点Y is a decimal (三点五 = 3.5) unless it is a clock reading: 分/秒/刻 follows, a period word
   precedes (下午三点五), Y has 十 (两点二十) or Y is 零 + a digit without a unit after it
   (六点零五 = 6点05, 6:05; 一点零五元 = 1.05元).
-* 负 and 零下 before a number are its minus sign; U+2212 and the en dash are "-".
+* 负 and 零下 before a number are its minus sign; U+2212 and the en dash are "-"; so are English
+  "minus 5", "negative 5" and "5 below zero" (but "10 minus 3" is arithmetic).
 * English number words become digits only before a clock or duration word (two hours, seven
   o'clock, five past three): "no one" and "the one" are not the number 1.
 """
@@ -80,7 +81,7 @@ _EN_COUNT_RE = re.compile(
 )
 _EN_ALONE_RE = re.compile(rf"^\W*(?P<w>{_EN_WORD})\W*$", re.IGNORECASE)
 _EN_NUMBER_RE = re.compile(
-    rf"(?<![a-z])(?P<a>{_EN_NUM})(?:\s+(?P<b>{_EN_NUM}))?(?=\s*(?:and\s+a\s+half\s+)?{_EN_UNIT}(?![a-z]))"
+    rf"(?<![a-z])(?P<a>{_EN_NUM})(?:\s+(?P<b>{_EN_NUM}))?(?=\s*(?:and\s+a\s+(?:half|quarter)\s+)?{_EN_UNIT}(?![a-z]))"
     rf"|(?<=past\s)(?P<c>{_EN_NUM})(?![a-z])|(?<=to\s)(?P<d>{_EN_NUM})(?![a-z])(?!\s+(?:the|a|an)\b)"
     rf"|(?<![a-z])(?P<e>{_EN_NUM})(?=\s+(?:past|to)\s)",
     re.IGNORECASE,
@@ -88,6 +89,22 @@ _EN_NUMBER_RE = re.compile(
 
 
 _CURRENCY_RE = re.compile(r"(?<![A-Za-z])(RMB|CNY|USD|HKD|EUR|GBP|JPY|CAD|AUD|SGD|TWD)(?=\d)")
+# English signs: "minus 5", "negative 5" and "5 (degrees) below zero" are -5. After a number,
+# "minus" is arithmetic ("10 minus 3"), not a sign.
+_EN_MINUS_RE = re.compile(r"(?<![a-z])(?:minus|negative)\s+(?=\d)", re.IGNORECASE)
+_BELOW_ZERO_RE = re.compile(
+    r"(?<![\d.\-+])(\d+(?:\.\d+)?)(\s*(?:°\s?[CF]?|degrees?(?:\s+(?:celsius|fahrenheit|[cf])(?![a-z]))?)?)"
+    r"\s+below\s+(?:zero|freezing)(?![a-z])",
+    re.IGNORECASE,
+)
+
+
+def _en_signs(s: str) -> str:
+    def minus(m: re.Match[str]) -> str:
+        return m.group(0) if re.search(r"\d\s*$", s[: m.start()]) else "-"
+
+    s = _EN_MINUS_RE.sub(minus, s)
+    return _BELOW_ZERO_RE.sub(r"-\1\2", s)
 
 
 def _en_value(words: str) -> int | None:
@@ -300,6 +317,7 @@ def fold(text: object) -> str:
     s = _WS_RE.sub(" ", s).strip()
     if re.search(r"[a-zA-Z]", s):
         s = _en_numbers(s)
+        s = _en_signs(s)
         # RMB25 is 25 yuan: a currency code is not part of the number's word.
         s = _CURRENCY_RE.sub(r"\1 ", s)
     if "负" in s or "零下" in s:

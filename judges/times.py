@@ -6,14 +6,17 @@ them (negated, hedged, approximate) and the matchers read them. Rules:
 * A clock-face hour 1-11 with no period word (上午, 下午, AM, PM …) reads both ways: 1点10分 and
   1:10 are 01:10 and 13:10. A two-digit hour before a colon (01:10, 10:30) is the 24-hour clock's
   spelling and decides, as do 13:10 and 下午1点10分.
-* Period words: 凌晨 is the small hours (凌晨12点 = 00:00); 深夜/半夜/午夜/夜里 are the night
-  (深夜11点 = 23:00, 半夜2点 = 02:00, 半夜12点 = 00:00); 晚上 is the evening until 4 (晚上1点 =
-  01:00, 晚上8点 = 20:00); 中午 is 11-13 (中午1点 = 13:00); 下午/傍晚 add 12. 正午 and noon
-  alone are 12:00, 午夜 and midnight alone 00:00.
+* Period words come before the time, or after an H:MM as clock screens write it (6:40 下午).
+  凌晨 is the small hours (凌晨12点 = 00:00); 深夜/半夜/午夜/夜里 are the night (深夜11点 =
+  23:00, 半夜2点 = 02:00, 半夜12点 = 00:00); 晚上 is the evening until 4 (晚上1点 = 01:00,
+  晚上8点 = 20:00); 中午 is 11-13 (中午1点 = 13:00); 下午/傍晚 add 12. 正午 and noon alone are
+  12:00, 午夜 and midnight alone 00:00. 今晚/明早/昨晚 … are period words too (今晚8点 = 20:00).
 * 差 forms: 差5分8点 and 8点差5分 are 7:55, 差一刻9点 is 8:45. English: quarter past 8, half past
-  7, ten to nine, 7 o'clock, 7.30 pm (a dot only with am/pm).
+  7, ten to nine, 7 o'clock, 7.30 pm (a dot only with am/pm), and an English period said first
+  (tonight at 8 = 20:00, tomorrow morning at 6:40, this evening 7:30).
 * Durations are whole minutes: 1小时30分, 90分钟, 1.5小时, 一个半小时, 半小时, 一刻钟, 2:15, 1h30m,
-  1h30, 2 hours 15 minutes, an hour and a half, half an hour. Seconds alone (90秒) are not read;
+  1h30, 2 hours 15 minutes, an hour and a half, an hour and a quarter, 2 and a half hours,
+  half an hour. Seconds alone (90秒) are not read;
   1分30秒 is not a whole number of minutes and is left out. 3点59分 is a time, not 59 minutes.
 """
 
@@ -50,6 +53,15 @@ _EN_RE = re.compile(  # quarter past 8, ten to nine (number words are digits aft
     rf"(?:\s*o['’]?\s?clock)?{_TAIL}",
     re.IGNORECASE,
 )
+# English period first: "tonight at 8", "tomorrow morning at 6:40", "this evening 7:30".
+_EN_PRE_RE = re.compile(
+    r"(?<![a-z])(?P<enp>tonight|(?:this|tomorrow|yesterday)\s+(?:morning|afternoon|evening|night)"
+    r"|in\s+the\s+(?:morning|afternoon|evening))\s*,?\s*"
+    # "at 8" or a clock (8:30): "tonight 3 alarms are on" holds no time.
+    rf"(?:(?:at|around|about|by)\s+(?P<ph>\d{{1,2}})(?::(?P<pmin>\d{{2}}))?|(?P<ph2>\d{{1,2}}):(?P<pmin2>\d{{2}}))"
+    rf"(?![\d:.]){_AMPM}?",
+    re.IGNORECASE,
+)
 _LONE_RE = re.compile(  # noon and midnight on their own
     r"(?P<lone>正午|午夜)(?!\s*\d)|(?<![a-z\d])(?<!\d\s)(?P<enlone>noon|midnight)(?![a-z])", re.IGNORECASE
 )
@@ -58,13 +70,15 @@ _MAIN_RE = re.compile(  # 14:30, 下午2点30分, 2点半, 3点1刻, 8点差5分
     r"(?<![\d.])(?<!\d:)(?P<h>\d{1,2})"
     r"(?:"
     r":(?P<cm>\d{2})(?::\d{2})?(?![\d:])"
+    # A clock screen writes the period after the time (6:40 下午); not when it starts the next one.
+    r"(?:\s*(?P<period2>上午|下午|早上|晚上|凌晨|中午)(?!\s*\d))?"
     r"|\s*[点时](?!间)钟?"
     r"(?:\s*(?:(?P<zheng>整)|(?P<half>半)|(?P<q>[13])\s*刻(?!钟)|差\s*(?:(?P<chm>\d{1,2})\s*分钟?|(?P<chq>1)\s*刻)"
     r"|(?P<zm>\d{1,2})(?!\d)(?!\.\d)(?:\s*分钟?)?))?"
     r"|\.(?P<dm>\d{2})(?=\s*[ap]\.?\s?m(?![a-z]))"
     # English hour-only times need AM/PM or o'clock: "3" alone is not a time.
     r"|(?=\s*(?:[ap]\.?\s?m|noon|midnight)(?![a-z]))"
-    r"|(?=\s*(?:in\s+the\s+(?:morning|afternoon|evening)|at\s+night)(?![a-z]))"
+    r"|(?=\s*(?:in\s+the\s+(?:morning|afternoon|evening)|at\s+night|tonight)(?![a-z]))"
     r"|\s*o['’]?\s?clock"
     r")"
     # (?![a-z]) rather than \b: "12:01 AM开始" has no word boundary after the M.
@@ -119,7 +133,7 @@ def _readings(h: int, minute: int, m: re.Match[str], *, colon: bool, padded: boo
     if ampm and 1 <= h <= 12:
         # 12 AM is midnight and 12 PM noon; AM/PM after 0 or 13-23 adds nothing.
         return [(h % 12 + (12 if ampm == "p" else 0), minute)]
-    period = _group(m, "period")
+    period = _group(m, "period") or _group(m, "period2")
     if period:
         return [(period_hour(period, h), minute)]
     enp = _group(m, "enp")
@@ -139,7 +153,7 @@ def _before(reading: Reading, minutes_before: int) -> Reading:
 def find_times(s: str) -> list[tuple[int, int, tuple[Reading, ...]]]:
     """Every time of day in folded text: (start, end, readings in 24-hour form)."""
     found = []
-    for regex in (_CHA_RE, _EN_RE, _LONE_RE, _MAIN_RE):
+    for regex in (_CHA_RE, _EN_RE, _EN_PRE_RE, _LONE_RE, _MAIN_RE):
         for m in regex.finditer(s):
             readings = _match_readings(m)
             if readings:
@@ -164,6 +178,12 @@ def _match_readings(m: re.Match[str]) -> list[Reading]:
     if g.get("lone") or g.get("enlone"):
         word = (g.get("lone") or g.get("enlone") or "").lower()
         return [(12, 0)] if word in ("正午", "noon") else [(0, 0)]
+    if g.get("ph") is not None or g.get("ph2") is not None:
+        hour, mins = (g["ph"], g.get("pmin")) if g.get("ph") is not None else (g["ph2"], g["pmin2"])
+        h, minute = int(hour), int(mins or 0)
+        if h > 23 or minute > 59:
+            return []
+        return _readings(h, minute, m, colon=mins is not None, padded=len(hour) == 2)
     if g.get("bh") is not None:
         return _hour_minus(m, int(m.group("bh")), 15 if m.group("bq") else int(m.group("bm")))
     if g.get("thour") is not None:
@@ -213,10 +233,12 @@ _DURATION_RE = re.compile(
     r"|(?P<q>[13])\s*刻钟"
     rf"|(?P<half>半)\s*个?\s*{_H_UNIT}"
     r"|(?P<ch>\d+):(?P<cm>\d{2})(?::(?P<cs>\d{2}))?(?![\d:])"
-    rf"|(?P<eh>\d+(?:\.\d+)?)\s*(?P<ehalf>and\s+a\s+half\s+)?{_EN_H}"
-    rf"(?:\s*,?\s*(?:and\s+)?(?P<em>\d+)\s*{_EN_M}|(?<=h)(?P<em0>\d{{1,2}})(?![\d.:]))?"
+    rf"|(?P<eh>\d+(?:\.\d+)?)\s*(?:and\s+a\s+(?P<efrac>half|quarter)\s+)?{_EN_H}"
+    rf"(?:\s*,?\s*(?:and\s+)?(?P<em>\d+)\s*{_EN_M}|(?<=h)(?P<em0>\d{{1,2}})(?![\d.:])"
+    r"|\s+and\s+a\s+(?P<efrac2>half|quarter)(?![a-z]))?"
     r"|(?P<em2>\d+)\s*(?:minutes?|mins?)(?![a-z])"
-    r"|(?<![a-z])(?P<anhour>an?\s+hour)(?P<anhalf>\s+and\s+a\s+half)?(?:\s*(?:and\s+)?(?P<anm>\d+)\s*(?:minutes?|mins?))?(?![a-z])"
+    r"|(?<![a-z])(?P<anhour>an?\s+hour)(?:\s+and\s+a\s+(?P<anfrac>half|quarter))?"
+    r"(?:\s*(?:and\s+)?(?P<anm>\d+)\s*(?:minutes?|mins?))?(?![a-z])"
     r"|(?<![a-z])(?P<enhalf>half\s+an?\s+hour|a\s+half[\s-]hour)(?![a-z])"
     r"|(?<![a-z])(?P<enq>(?:a\s+)?quarter\s+(?:of\s+an\s+)?hour|(?P<enq3>3|three)\s+quarters\s+of\s+an\s+hour)(?![a-z])"
     r")",
@@ -260,11 +282,14 @@ def _duration_of(m: re.Match[str]) -> int | None:
         minutes = g("em") or g("em0")
         if minutes is not None and int(minutes) >= 60 and g("em0") is not None:
             return None
-        return _whole_minutes(g("eh"), bool(g("ehalf")), minutes, None)
+        frac = (g("efrac") or g("efrac2") or "").lower()
+        total = _whole_minutes(g("eh"), frac == "half", minutes, None)
+        return None if total is None else total + (15 if frac == "quarter" else 0)
     if g("em2") is not None:
         return int(g("em2"))
     if g("anhour"):
-        return 60 + (30 if g("anhalf") else 0) + int(g("anm") or 0)
+        frac = (g("anfrac") or "").lower()
+        return 60 + {"half": 30, "quarter": 15}.get(frac, 0) + int(g("anm") or 0)
     if g("enq"):
         return 45 if g("enq3") else 15
     return None  # pragma: no cover - every branch of the regex is handled above

@@ -9,7 +9,8 @@ tokens. A token is a value with its span and what the text says about it:
               date: the regex match (resolve with :meth:`Scan.date_of`); version: int tuple
 ``asserted``  its clause asserts it: not negated (不是20度, not 20), not a question, not taken
               back (20度，不对，是22度)
-``approx``    an approximation or a bound: 约20度, 二十多度, 五六个 (5~6), 不到1小时, about 20
+``approx``    an approximation or a bound: 约20度, 二十多度, 五六个 (5~6), 不到1小时, about 20;
+              for times, a span given as an estimate (7点到8点之间, between 7 and 8 am)
 ``hedged``    offered as one of alternatives: 6:40或7:40, 1小时或1小时15分, 5 or 6
 ``ranged``    one end of a range: 10:00-22:00, 20到25度
 ``paren``     inside parentheses (a restatement: 明天（4月6日）)
@@ -18,9 +19,9 @@ Decisions, each pinned by the named cases in tests/test_tokens.py:
 
 * Numbers are maximal runs of digits with their sign (负5, 零下5, −5, –5 and -5 are -5; 03-16
   is no -16), thousands separators (groups of exactly three digits), a decimal part and a scale
-  (1.2万 = 12000, 3万5 = 35000, 2.5亿, 1.5k, 3 million). A number inside a letter run (A380,
-  iPhone15), a date (4月5日 holds no 4 and no 5; 1925年 is the number 1925), a time or a
-  version is not a number.
+  (1.2万 = 12000, 3万5 = 35000, 2.5亿, 1.5k, 3 million, 2.5M; an upper-case M before Chinese
+  text is a size: 5M流量). A number inside a letter run (A380, iPhone15), a date (4月5日 holds
+  no 4 and no 5; 1925年 is the number 1925), a time or a version is not a number.
 * A version is kept whole: after a system or app word (MIUI 12.5, Android 14, 版本 8.0.49, v2)
   or with two dots or more (17.4.1). 12 is not in "MIUI 12.5".
 * A negation governs its clause. Clauses end at 。;!?, a comma that is not a thousands separator,
@@ -44,7 +45,7 @@ from . import lexicon as L
 from .numerals import fold
 from .times import find_durations, find_times
 
-__all__ = ["Token", "Clause", "Scan", "scan", "fold", "KINDS"]
+__all__ = ["Token", "Clause", "Scan", "scan", "fold", "asserted_in", "KINDS"]
 
 KINDS = ("number", "time", "duration", "date", "version")
 
@@ -172,6 +173,18 @@ def denies_at(clause: str, a: int, b: int) -> bool:
     return False
 
 
+def asserted_in(text: str, a: int, b: int) -> bool:
+    """Does text (folded or not) assert what stands at text[a:b]? Its clause is no question and
+    not taken back, and no negation outside the span denies it (for spans found by a pattern)."""
+    for c in clauses(text):
+        if c.start <= a < c.end or (a == c.end == len(text)):
+            if c.question or c.retracted:
+                return False
+            body = text[c.start : a] + " " * (b - a) + text[b : c.end]
+            return not denies_at(body, a - c.start, b - c.start)
+    return True
+
+
 def clauses(text: str, keep: list[tuple[int, int]] = ()) -> tuple[Clause, ...]:
     """The clauses of folded text, each with whether it asserts what it says. A boundary inside
     one of the `keep` spans (a value: "Apr 5, 2026") does not split it."""
@@ -206,7 +219,7 @@ def clauses(text: str, keep: list[tuple[int, int]] = ()) -> tuple[Clause, ...]:
 _NUMBER_RE = re.compile(
     r"(?<![A-Za-z0-9.])(?P<sign>[-+])?(?<![A-Za-z0-9.])"
     r"(?P<body>\d{1,3}(?:,\d{3})+(?:\.\d+)?(?!\d)|\d+(?:\.\d+)?)(?!\.\d)(?![A-Za-z]*\d)"
-    r"(?:\s*(?P<scale>千万|百万|万|亿|千(?![米克瓦卡帕焦])|[kK](?![a-zA-Z])|(?:thousand|million|billion)(?![a-z]))"
+    r"(?:\s*(?P<scale>千万|百万|万|亿|千(?![米克瓦卡帕焦])|[kK](?![a-zA-Z])|(?-i:M)(?![A-Za-z0-9/])(?!\s*[\u4e00-\u9fff])|(?:thousand|million|billion)(?![a-z]))"
     # 3万5 and 1万2千: the rest of the number after its scale (3 万 5 with spaces too, but not
     # the 5 of "3万 5个", which counts something else).
     # 3万5 and 1万2千: the rest of the number after its scale (a lone digit is thousands).
@@ -214,7 +227,7 @@ _NUMBER_RE = re.compile(
     re.IGNORECASE,
 )
 _SCALE = {"千万": 10**7, "百万": 10**6, "万": 10**4, "亿": 10**8, "千": 10**3, "k": 10**3,
-          "thousand": 10**3, "million": 10**6, "billion": 10**9}
+          "thousand": 10**3, "million": 10**6, "billion": 10**9, "m": 10**6}
 _UNIT_RE = re.compile(
     r"(?i)\s*(?P<unit>%|°[CF]?|个小时|个月|小时|分钟|公里|千米|公斤|毫升|毫米|厘米|华氏度|摄氏度|个|"
     rf"[{''.join(sorted({w[0] for w in L.MEASURE_WORDS} - set('多余来几半左上出以至到比或和与及加减乘除乃又')))}]"
@@ -338,6 +351,28 @@ def _mark_pairs(text: str, tokens: list[Token]) -> list[Token]:
     return out
 
 
+_SPAN_AFTER_RE = re.compile(r"\s*(?:之间|中间|左右|前后|上下|吧)")
+_BETWEEN_RE = re.compile(r"(?<![a-z])between\s+(?:\S+\s+and\s*)?$", re.IGNORECASE)
+
+
+def _time_estimates(text: str, tokens: list[Token]) -> list[Token]:
+    """A span of times offered as an estimate (7点到8点之间, 大概7点到8点吧, between 7 and 8 am)
+    states neither end; a span without one (营业到22:00, 10:00-22:00) still states its ends."""
+    out = list(tokens)
+    times = [i for i, t in enumerate(out) if t.kind == "time"]
+    for i in times:
+        if _BETWEEN_RE.search(text[max(0, out[i].start - 16) : out[i].start]):
+            out[i] = replace(out[i], approx=True)
+    for a, b in zip(times, times[1:]):
+        t1, t2 = out[a], out[b]
+        if not (t1.ranged and t2.ranged):
+            continue
+        before = text[max(0, t1.start - 12) : t1.start].rstrip()
+        if _SPAN_AFTER_RE.match(text, t2.end) or _CN_APPROX_BEFORE.search(before) or _EN_APPROX_BEFORE.search(before):
+            out[a], out[b] = replace(t1, approx=True), replace(t2, approx=True)
+    return out
+
+
 class Scan:
     """A text as the tokenizer read it: folded text, clauses and tokens (see the module doc)."""
 
@@ -363,7 +398,9 @@ class Scan:
             found.append(Token("date", start, end, m))
             if m.group("cym") is not None:
                 blocked.append((m.start("cym") - 1, end))  # 1925年10月: the year stays a number
-            else:
+            elif m.group("rel") is None:
+                # A day word (今晚, 明早, tonight) is a date and a time's period at once: 今晚8点
+                # holds the date today and the time 20:00, so it does not block the time.
                 blocked.append((start, end))
         for start, end, readings in find_times(text):
             if not _overlaps((start, end), blocked):
@@ -383,7 +420,7 @@ class Scan:
 
     def _marked(self, found: list[Token]) -> tuple[Token, ...]:
         text = self.text
-        found = _mark_pairs(text, found)
+        found = _time_estimates(text, _mark_pairs(text, found))
         parens = [m.span() for m in _PAREN_RE.finditer(text)]
         out = []
         for t in found:

@@ -10,8 +10,10 @@ import datetime as dt
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from judges.claims import rain_days
-from judges.matchers import match_date, match_duration, match_field, match_time, match_value
+from judges.claims import outclaimed, rain_days
+from judges.matchers import match_date, match_duration, match_field, match_time, match_value, stated_spans
+from judges.subjects import Subject, about
+from judges.tokens import scan
 
 try:  # tests/ may or may not become a package; support both import styles
     from tests import strategies_matchers as S
@@ -250,3 +252,140 @@ def test_a_rain_list_is_a_set_and_an_extra_day_fails(days, rain, data):
     more = TODAY + dt.timedelta(days=extra)
     assert rain_days(f"{listed}和{more.month}月{more.day}日{rain}", SUNDAY) != set(dates)
     assert rain_days(f"{listed}{rain}，{more.month}月{more.day}日晴", SUNDAY) == set(dates)
+
+
+# -- class 5: a value said of another subject never answers for the asked one ------------------------
+
+ALARMS = ["起床", "开会", "健身", "吃药"]
+FILLERS = ["", "现在", "今天", "的气温是", "当前", " "]
+
+
+@st.composite
+def said_of_two(draw):
+    """(judge, subject, asked, other, value, another value, rendering of each): one value said of
+    another subject of the asked one's kind."""
+    kind = draw(st.sampled_from(["number", "phrase", "time"]))
+    if kind == "time":
+        names = ALARMS
+        a, b = draw(S.minute_of_day), draw(S.minute_of_day)
+        assume(all(min((a - b + k) % 1440, (b - a - k) % 1440) > 10 for k in (0, 720)))
+        ra = draw(st.sampled_from(S.time_renderings(*divmod(a, 60))))
+        rb = draw(st.sampled_from(S.time_renderings(*divmod(b, 60))))
+        judge, v, w = match_time, hhmm(a), hhmm(b)
+        filler = draw(st.sampled_from(["闹钟", "闹钟定在", "的闹钟是", "闹钟："]))
+    else:
+        names = S.CITIES
+        filler = draw(st.sampled_from(FILLERS))
+        if kind == "number":
+            v, w = draw(st.integers(-30, 45)), draw(st.integers(-30, 45))
+            assume(v != w)
+            ra, rb = (draw(st.sampled_from([str(x), f"{x}度", f"{x}°C"] + ([f"{S.to_chinese(x)}度"] if x > 0 else [])))
+                      for x in (v, w))
+        else:
+            v, w = draw(st.sampled_from(["多云", "小雨", "晴", "阴", "东风"])), draw(st.sampled_from(["雷阵雨", "大雪", "北风"]))
+            ra, rb = v, w
+        judge = match_value
+    asked, other = draw(st.sampled_from(names)), draw(st.sampled_from(names))
+    assume(asked != other)
+    subject = Subject((asked,), tuple(n for n in names if n != asked))
+    return judge, subject, asked, other, v, ra, rb, filler
+
+
+@PROPS
+@given(said_of_two(), st.sampled_from(["{o}{f}{x}", "{o}{f}{x}，{a}{f}{y}", "{a}{f}{y}，{o}{f}{x}", "{a}{f}{y}。{o}{f}{x}"]))
+def test_a_value_said_of_another_subject_never_answers_for_the_asked_one(case, shape):
+    judge, subject, asked, other, value, mine, theirs, filler = case
+    # The asked subject's own clause states another value (or nothing); the value is the other's.
+    text = shape.format(o=other, a=asked, f=filler, x=mine, y=theirs)
+    assert not judge(value, about(text, (subject,))), text
+    # The same words with the names swapped give the value to the asked subject.
+    swapped = shape.format(o=asked, a=other, f=filler, x=mine, y=theirs)
+    assert judge(value, about(swapped, (subject,))), swapped
+
+
+# -- class 2 (English) and units -------------------------------------------------------------------
+
+
+@PROPS
+@given(st.integers(1, 999), st.sampled_from(["minus {n}", "negative {n}", "{n} below zero", "{n} degrees below zero",
+                                              "minus {n} degrees", "{n}°C below zero"]))
+def test_every_english_minus_is_negative(n, form):
+    text = "It is " + form.format(n=n) + " now"
+    assert match_value(-n, text), text
+    assert not match_value(n, text), text
+
+
+@PROPS
+@given(st.integers(-40, 120), st.sampled_from(S.CITIES),
+       st.sampled_from(["{c}现在{n}华氏度", "{c} {n}°F", "{c}华氏{n}度", "{c} is {n} degrees Fahrenheit", "{c}{n}\u2109"]))
+def test_a_number_in_the_other_scale_never_states_a_celsius_value(n, city, form):
+    text = form.format(c=city, n=n)
+    assert not match_value(n, text, unit="°C"), text
+    assert match_value(n, text, unit="°F"), text
+    celsius = text.replace("华氏", "摄氏").replace("°F", "°C").replace("Fahrenheit", "Celsius").replace("\u2109", "\u2103")
+    assert match_value(n, celsius, unit="°C"), celsius
+
+
+# -- class 7: day words keep their period; a span given as an estimate states no time ------------------
+
+
+@PROPS
+@given(st.integers(6, 11), st.integers(0, 59), st.sampled_from(["今晚", "明晚", "昨晚", "tonight at "]),
+       st.sampled_from(["{h}点{m}分", "{h}:{mm}"]))
+def test_an_evening_day_word_is_evening(h, m, word, form):
+    form = "{h}:{mm}" if word.isascii() else form  # English writes the clock, not 点/分
+    text = word + form.format(h=h, m=m, mm=f"{m:02d}")
+    assert match_time(f"{h + 12}:{m:02d}", text, tolerance_minutes=0), text
+    assert not match_time(f"{h:02d}:{m:02d}", text), text
+
+
+@PROPS
+@given(st.integers(5, 11), st.integers(0, 59), st.sampled_from(["今早", "明早", "今晨", "明晨", "tomorrow morning at "]))
+def test_a_morning_day_word_is_morning(h, m, word):
+    text = f"{word}{h}:{m:02d}"
+    assert match_time(f"{h:02d}:{m:02d}", text, tolerance_minutes=0), text
+    assert not match_time(f"{h + 12}:{m:02d}", text), text
+
+
+@PROPS
+@given(st.integers(1, 10), st.sampled_from(["早上{a}点到{b}点之间", "大概{a}点到{b}点吧", "{a}点到{b}点左右", "约{a}:00-{b}:00",
+                                            "between {a} and {b} am"]))
+def test_a_span_given_as_an_estimate_states_neither_end(h, form):
+    text = form.format(a=h, b=h + 1)
+    for hour in (h, h + 1):
+        assert not match_time(f"{hour:02d}:00", text), text
+    assert match_time(f"{h + 1:02d}:00", f"营业到{h + 1}:00"), h
+
+
+# -- class 5 (the claim): a rival claimed for the question outclaims a mention ---------------------------
+
+TITLES = ["肖申克的救赎", "霸王别姬", "阿甘正传", "泰坦尼克号", "千与千寻", "这个杀手不太冷"]
+QUESTION = "用网页查豆瓣电影 Top250 第一名是哪部电影"
+
+
+def _claims(value: str, answer: str) -> bool:
+    s = scan(answer)
+    return any(not outclaimed(s, span, QUESTION) for span in stated_spans("exact", value, answer))
+
+
+@PROPS
+@given(st.sampled_from(TITLES), st.sampled_from(TITLES), st.integers(2, 10),
+       st.sampled_from(["第一名是《{y}》，《{x}》排第{k}", "《{x}》排第{k}，第一名是《{y}》", "第一名是《{y}》，第{k}名是《{x}》",
+                        "第一名是《{y}》，不过很多人以为是《{x}》"]))
+def test_a_title_ranked_elsewhere_is_not_the_answer(x, y, k, shape):
+    assume(x != y)
+    text = shape.format(x=x, y=y, k=S.to_chinese(k))
+    assert not _claims(x, text), text
+    assert _claims(y, text), text
+
+
+# -- exact fields: spacing and case are typing habits ----------------------------------------------------
+
+
+@PROPS
+@given(st.sampled_from(S.STRING_VALUES + ["Sunny", "New York", "小雨转多云"]), st.data())
+def test_spacing_and_case_never_change_an_exact_field(value, data):
+    spaced = "".join(ch + data.draw(st.sampled_from(["", "", " ", "\u3000"])) for ch in value)
+    cased = "".join(ch.upper() if data.draw(st.booleans()) else ch.lower() for ch in spaced)
+    assert match_field("exact", value, cased), cased
+    assert match_field("exact", value, f" {cased}。")

@@ -6,6 +6,8 @@ Path A, Path B, device checks) are in tests/test_suite_fidelity.py.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from judges.matchers import (
@@ -17,6 +19,7 @@ from judges.matchers import (
     match_value,
     parse_number,
 )
+from judges.subjects import Subject, about
 
 SUNDAY = {"time": {"timestamp": 1775354400000}, "timezone": "Asia/Shanghai"}  # 2026-04-05 10:00
 
@@ -97,6 +100,15 @@ CLASS_2_SIGNS = rows(
     ("field_en_dash", F("number"), -5, "\u20135", True),
     ("field_fu_is_not_plus", F("number"), 5, "负5", False),
     ("field_plus", F("number"), 5, "5", True),
+    ("en_minus", V, -1, "The temperature is minus 1 degree", True),
+    ("en_minus_is_not_plus", V, 1, "The temperature is minus 1 degree", False),
+    ("en_minus_words", V, -5, "It's minus five degrees in Beijing", True),
+    ("en_negative", V, -3, "negative 3 degrees", True),
+    ("en_below_zero", V, -5, "5 below zero", True),
+    ("en_below_zero_is_not_plus", V, 5, "5 below zero", False),
+    ("en_degrees_below_zero", V, -5, "five degrees below zero", True),
+    ("en_minus_arithmetic", V, -3, "10 minus 3 is 7", False),
+    ("en_minus_arithmetic_result", V, 7, "10 minus 3 is 7", True),
 )
 
 CLASS_3_NEGATION_SCOPE = rows(
@@ -118,6 +130,12 @@ CLASS_3_NEGATION_SCOPE = rows(
     ("wufa", V, "连接", "无法连接", False),
     ("bie", V, "下单", "别下单", False),
     ("english_not", V, "sunny", "It isn't sunny today", False),
+    ("belief_is_no_claim", V, "肖申克的救赎", "第一名是《霸王别姬》，不过很多人以为是《肖申克的救赎》", False),
+    ("belief_then_fact", V, "肖申克的救赎", "很多人以为第一名是《霸王别姬》，其实是《肖申克的救赎》", True),
+    ("belief_number", V, 20, "原以为20度，其实是22度", False),
+    ("keyi_wei_is_no_belief", V, 20, "我可以为你查：北京20度", True),
+    ("pattern_denied", V, re.compile(r"8\.93\s*%"), "不是8.93%，我算出来是9.8%", False),
+    ("pattern_asserted", V, re.compile(r"8\.93\s*%"), "不是9.8%，我算出来是8.93%", True),
     ("english_but", V, "cloudy", "It's not sunny but cloudy", True),
     ("english_wont", V, "rain", "It won't rain tomorrow", False),
     ("english_cant_number", V, 20, "It can't be 20 degrees", False),
@@ -203,6 +221,28 @@ CLASS_7_TIMES = rows(
     ("across_midnight_back", T, "00:02", "23:58", True),
     ("range_end_is_stated", T, "22:00", "营业时间10:00-22:00", True),
     ("about_within_tolerance", T, "06:40", "6点43分左右", True),
+    ("jinwan", T, "20:00", "今晚8点", True),
+    ("jinwan_not_morning", T, "08:00", "今晚8点", False),
+    ("mingzao", T, "06:00", "明早6点", True),
+    ("mingzao_not_evening", T, "18:00", "明早6点", False),
+    ("jinzao", T, "07:00", "今早7点", True),
+    ("mingwan_numerals", T, "20:30", "明晚八点半", True),
+    ("zuowan", T, "20:00", "昨晚8点", True),
+    ("jinwan_24h", T, "22:50", "吃药闹钟是今晚22:50", True),
+    ("tonight_at", T, "20:00", "tonight at 8", True),
+    ("tonight_at_not_morning", T, "08:00", "tonight at 8", False),
+    ("tonight_count_is_no_time", V, 3, "Tonight 3 alarms are on", True),
+    ("at_tonight", T, "20:00", "at 8 tonight", True),
+    ("tomorrow_morning_at", T, "06:40", "tomorrow morning at 6:40", True),
+    ("this_evening", T, "19:30", "this evening 7:30", True),
+    ("period_after_clock", T, "18:40", "6:40 下午", True),
+    ("period_after_clock_not_morning", T, "06:40", "6:40 下午", False),
+    ("period_after_not_stolen", T, "20:00", "7:00 晚上8:00", True),
+    ("span_between", T, "07:00", "早上7点到8点之间", False),
+    ("span_between_end", T, "08:00", "早上7点到8点之间", False),
+    ("span_estimate", T, "07:00", "大概7点到8点吧", False),
+    ("span_english", T, "08:00", "between 7 and 8 am", False),
+    ("closing_span_is_stated", T, "22:00", "营业到22:00", True),
 )
 
 CLASS_8_ONE_VALUE = rows(
@@ -232,6 +272,29 @@ CLASS_12_OTHER_FORMS = rows(
     ("wan_qian", V, 12000, "粉丝1万2千", True),
     ("yi", V, 250000000, "2.5亿", True),
     ("k", V, 1200, "1.2k", True),
+    ("million_m", V, 2500000, "2.5M views", True),
+    ("million_m_is_not_small", V, 2.5, "2.5M views", False),
+    ("size_m_before_chinese", V, 5, "5M流量", True),
+    ("size_m_is_no_million", V, 5000000, "5M流量", False),
+    ("peaked_at", V, 18, "It peaked at 18 degrees", True),
+    ("never_reached_then_peaked", V, 18, "It never reached 20 degrees; it peaked at 18", True),
+    ("never_reached_denied", V, 20, "It never reached 20 degrees; it peaked at 18", False),
+    ("at_most_is_a_bound", V, 18, "at most 18 degrees", False),
+    ("up_to_is_a_bound", V, 18, "up to 18 degrees", False),
+    ("duration_an_hour_and_a_quarter", D, 75, "an hour and a quarter", True),
+    ("duration_hours_and_a_quarter", D, 135, "2 hours and a quarter", True),
+    ("duration_two_and_a_quarter", D, 135, "two and a quarter hours", True),
+    ("duration_quarter_is_not_half", D, 90, "an hour and a quarter", False),
+    ("this_weekday_is_coming", DT, "2026-04-11", "this Saturday", True),
+    ("this_weekday_not_past", DT, "2026-04-04", "this Saturday", False),
+    ("this_monday", DT, "2026-04-06", "this Monday", True),
+    ("zhe_zhou_keeps_the_week", DT, "2026-04-04", "这周六", True),
+    ("exact_case", F("exact"), "Sunny", "sunny", True),
+    ("exact_case_two_words", F("exact"), "New York", "new york", True),
+    ("exact_inner_space", F("exact"), "小雨", "小 雨", True),
+    ("exact_full_width_space", F("exact"), "小雨", "小\u3000雨。", True),
+    ("exact_other_word", F("exact"), "小雨", "中雨", False),
+    ("exact_other_word_cased", F("exact"), "Sunny", "cloudy", False),
     ("field_wan", F("number"), 12000, "1.2万", True),
     ("approx_numerals", V, 56, "五六个", False),
     ("approx_numerals_low", V, 5, "五六个", False),
@@ -276,8 +339,88 @@ CLASS_12_OTHER_FORMS = rows(
     ("date_order_back", DT, "2026-04-05", "5月4日", False),
 )
 
+def C(expected, answer):
+    return match_value(expected, answer, unit="°C")
+
+
+def FH(expected, answer):
+    return match_value(expected, answer, unit="°F")
+
+
+C.__name__, FH.__name__ = "celsius", "fahrenheit"
+
+CITIES = ("北京", "上海", "广州", "杭州", "成都")
+EN = {"北京": "Beijing", "上海": "Shanghai", "广州": "Guangzhou", "杭州": "Hangzhou", "成都": "Chengdu"}
+ALARMS = ("起床", "开会", "健身", "吃药")
+
+
+def about_city(asked, judge=match_value):
+    """A judge of what the answer says of one city (judges.subjects.about), then `judge`."""
+    subject = Subject((asked, EN[asked]), tuple(n for c in CITIES if c != asked for n in (c, EN[c])))
+
+    def fn(expected, answer):
+        return judge(expected, about(answer, (subject,)))
+
+    fn.__name__ = f"about_{asked}"
+    return fn
+
+
+def about_alarm(asked):
+    subject = Subject((asked,), tuple(a for a in ALARMS if a != asked))
+
+    def fn(expected, answer):
+        return match_time(expected, about(answer, (subject,)))
+
+    fn.__name__ = f"alarm_{asked}"
+    return fn
+
+
+CLASS_5_SUBJECTS = rows(
+    "c5",
+    ("other_city", about_city("北京"), 20, "杭州现在20度", False),
+    ("other_city_first", about_city("杭州"), 20, "北京20度，杭州18度", False),
+    ("own_city_second", about_city("杭州"), 18, "北京20度，杭州18度", True),
+    ("own_city_first", about_city("北京"), 20, "北京20度，杭州18度", True),
+    ("no_comma", about_city("杭州"), 20, "北京20度杭州18度", False),
+    ("phrase_other_city", about_city("北京"), "多云", "上海今天多云", False),
+    ("phrase_own_city", about_city("上海"), "多云", "上海今天多云", True),
+    ("no_city_named", about_city("北京"), 20, "现在20度", True),
+    ("joined_cities", about_city("杭州"), 20, "北京和杭州都是20度", True),
+    ("compared_with", about_city("北京"), 20, "北京现在20度，比杭州暖和", True),
+    ("compared_object_is_no_subject", about_city("北京"), 22, "北京比杭州热，现在22度", True),
+    ("compared_object_own_value", about_city("杭州"), 22, "北京比杭州热，现在22度", False),
+    ("later_clause_continues", about_city("北京"), 20, "北京今天多云，气温20度", True),
+    ("likeness_object", about_city("杭州"), 20, "杭州的温度和北京一样，都是20度", True),
+    ("likeness_subject", about_city("北京"), 20, "杭州的温度和北京一样，都是20度", True),
+    ("likeness_joined", about_city("杭州"), 20, "北京和杭州一样，都是20度", True),
+    ("likeness_not_the_value", about_city("杭州"), 20, "杭州18度，北京和上海一样都是20度", False),
+    ("beijing_time_is_a_clock", about_city("成都", match_time), "06:40", "成都日出时间是北京时间6:40", True),
+    ("english_other_city", about_city("北京"), 20, "Shanghai is 20 degrees", False),
+    ("english_own_city", about_city("北京"), 20, "Beijing is 20 degrees, Shanghai 18", True),
+    ("english_word_inside", about_city("北京"), 20, "Beijing: 20 degrees; Shanghaiese food is sweet", True),
+    ("alarm_other_label", about_alarm("开会"), "22:50", "吃药闹钟22:50", False),
+    ("alarm_own_label", about_alarm("吃药"), "22:50", "开会闹钟14:30，吃药闹钟22:50", True),
+    ("alarm_other_of_two", about_alarm("开会"), "22:50", "开会闹钟14:30，吃药闹钟22:50", False),
+)
+
+UNITS = rows(
+    "units",
+    ("fahrenheit_word", C, 20, "北京现在20华氏度", False),
+    ("fahrenheit_sign", C, 28, "广州现在28°F", False),
+    ("fahrenheit_symbol", C, 28, "广州现在28\u2109", False),
+    ("fahrenheit_before", C, 68, "华氏68度", False),
+    ("fahrenheit_english", C, 68, "68 degrees Fahrenheit", False),
+    ("celsius_word", C, 28, "广州现在28摄氏度", True),
+    ("celsius_symbol", C, 20, "北京现在20\u2103", True),
+    ("neutral_degree", C, 20, "北京现在20度", True),
+    ("bare_number", C, 20, "北京现在20", True),
+    ("asked_fahrenheit", FH, 64, "上海现在64华氏度", True),
+    ("asked_fahrenheit_given_celsius", FH, 64, "上海现在64摄氏度", False),
+    ("no_unit_asked", V, 20, "北京现在20华氏度", True),
+)
+
 ALL = (
-    CLASS_1_NUMBERS_INSIDE_WORDS + CLASS_2_SIGNS + CLASS_3_NEGATION_SCOPE + CLASS_4_WHOLE_VALUES
+    UNITS + CLASS_5_SUBJECTS + CLASS_1_NUMBERS_INSIDE_WORDS + CLASS_2_SIGNS + CLASS_3_NEGATION_SCOPE + CLASS_4_WHOLE_VALUES
     + CLASS_7_TIMES + CLASS_8_ONE_VALUE + CLASS_12_OTHER_FORMS
 )
 
@@ -289,7 +432,7 @@ def test_matcher_class_case(fn, expected, answer, want):
 
 def test_every_class_table_has_positive_and_negative_cases():
     for table in (CLASS_1_NUMBERS_INSIDE_WORDS, CLASS_2_SIGNS, CLASS_3_NEGATION_SCOPE, CLASS_4_WHOLE_VALUES,
-                  CLASS_7_TIMES, CLASS_8_ONE_VALUE, CLASS_12_OTHER_FORMS):
+                  CLASS_7_TIMES, CLASS_8_ONE_VALUE, CLASS_12_OTHER_FORMS, UNITS, CLASS_5_SUBJECTS):
         wants = {p.values[3] for p in table}
         assert wants == {True, False}
 

@@ -11,6 +11,7 @@ import pytest
 from device_helpers import Confirmation, Takeover, state, task, verdict
 from gui_helpers import judge
 
+import suites.device as device
 from suites.gui import tasks_clock as C
 from suites.gui import tasks_weather as W
 
@@ -111,6 +112,35 @@ GUI_CASES = [
     gui("c5", "high_low_in_order", lambda: W.CheckHighLow(city="北京"), text("分别是23度和15度"), "pass"),
     gui("c5", "high_low_english", lambda: W.CheckHighLow(city="北京"), text("high 23, low 15"), "pass"),
     gui("c5", "high_low_half", lambda: W.CheckHighLow(city="北京"), text("最高23度"), "fail"),
+    # 5: a value said of another subject (city, metric, alarm, timer) is not the asked one's
+    gui("c5", "subject_other_city", lambda: W.CheckCurrentTemp(city="北京"), text("杭州现在20度"), "fail"),
+    gui("c5", "subject_value_of_other", lambda: W.CheckCurrentTemp(city="杭州"), text("北京20度，杭州18度"), "fail"),
+    gui("c5", "subject_own_value", lambda: W.CheckCurrentTemp(city="杭州"), text("北京18度，杭州20度"), "pass"),
+    gui("c5", "subject_both", lambda: W.CheckCurrentTemp(city="杭州"), text("北京和杭州都是20度"), "pass"),
+    gui("c5", "subject_english", lambda: W.CheckCurrentTemp(city="北京"), text("Shanghai is 20 degrees"), "fail"),
+    gui("c5", "subject_condition", lambda: W.CheckCondition(city="北京"), text("上海今天多云"), "fail"),
+    gui("c5", "subject_condition_own", lambda: W.CheckCondition(city="北京"), text("北京今天多云，上海小雨"), "pass"),
+    gui("c5", "subject_metric_city", lambda: W.CheckDetailMetric(city="杭州", metric="湿度"), text("上海的湿度是68%"), "fail"),
+    gui("c5", "subject_metric_other_metric", lambda: W.CheckDetailMetric(city="北京", metric="湿度"), text("北京紫外线指数40"), "fail"),
+    gui("c5", "subject_metric_own", lambda: W.CheckDetailMetric(city="北京", metric="紫外线指数"), text("北京湿度40%，紫外线5"), "pass"),
+    gui("c5", "subject_alarm", lambda: C.AlarmTime(label="开会"), text("吃药闹钟下午2点半"), "fail"),
+    gui("c5", "subject_alarm_own", lambda: C.AlarmTime(label="吃药"), text("开会闹钟14:30，吃药闹钟今晚22:50"), "pass"),
+    gui("c5", "subject_timer", lambda: C.TimerLength(label="泡茶"), text("烤蛋糕的计时器是4分钟"), "fail"),
+    gui("c5", "subject_timer_own", lambda: C.TimerLength(label="泡茶"), text("泡茶4分钟，烤蛋糕1小时15分"), "pass"),
+    gui("c5", "subject_next_ring", lambda: C.NextRingDate(label="健身"), text("开会闹钟后天响"), "fail"),
+    gui("c5", "subject_rain_other_city", BJ_RAIN, text("上海明天会下雨"), "fail"),
+    gui("c5", "subject_rain_own_city", BJ_RAIN, text("上海明天有中雨，北京明天晴"), "pass"),
+    gui("c5", "subject_wind_path_b_text", HZ_WIND, text("北京东风3级，杭州北风1级"), "pass"),
+    gui("c5", "subject_wind_other_city", HZ_WIND, text("北京北风1级"), "fail"),
+    gui("c5", "subject_rain_days_other_city", SH_DAYS, text("北京今天、明天和4月9日有雨"), "fail"),
+    # units: a number in a conflicting unit does not state a °C value
+    gui("units", "fahrenheit_word", lambda: W.CheckCurrentTemp(city="北京"), text("北京现在20华氏度"), "fail"),
+    gui("units", "fahrenheit_sign", lambda: W.CheckCurrentTemp(city="广州"), text("广州现在28°F"), "fail"),
+    gui("units", "celsius_word", lambda: W.CheckCurrentTemp(city="广州"), text("广州现在28摄氏度"), "pass"),
+    gui("units", "celsius_sign", lambda: W.CheckCurrentTemp(city="北京"), text("北京现在20℃"), "pass"),
+    gui("units", "highs_fahrenheit", GZ_HIGHS, text("30°F、29°F、27°F"), "fail"),
+    gui("units", "highs_celsius", GZ_HIGHS, text("30°C、29°C、27°C"), "pass"),
+    gui("units", "high_low_fahrenheit", lambda: W.CheckHighLow(city="北京"), text("最高23华氏度，最低15华氏度"), "fail"),
     # 6: lists are sets; order when asked
     gui("c6", "rain_days", SH_DAYS, text("今天、明天和4月9日有雨"), "pass"),
     gui("c6", "rain_days_each", SH_DAYS, text("4月5日小雨，4月6日中雨，4月9日阵雨，其他几天没有雨"), "pass"),
@@ -139,9 +169,21 @@ GUI_CASES = [
     gui("c6", "alarms_with_disabled", C.EnabledAlarmTimes, text("开着的闹钟有7:00、14:30、18:45、22:50"), "fail"),
     gui("c6", "alarms_disabled_denied", C.EnabledAlarmTimes, text("开着的有7:00、14:30和22:50，18:45那个没开"), "pass"),
     gui("c6", "alarms_sheet_with_disabled", C.EnabledAlarmTimes, sheet(["07:00", "14:30", "18:45", "22:50"]), "fail"),
+    gui("c6", "alarms_disabled_is_off", C.EnabledAlarmTimes, text("7:00、14:30、22:50，另外18:45那个是关着的"), "pass"),
+    gui("c6", "alarms_disabled_closed", C.EnabledAlarmTimes, text("7:00、14:30、22:50开着，18:45已关闭"), "pass"),
+    gui("c6", "alarms_disabled_english", C.EnabledAlarmTimes, text("7am, 2:30pm and 10:50pm; the 6:45pm one is off"), "pass"),
+    gui("c6", "alarms_on_one_said_off", C.EnabledAlarmTimes, text("7:00、14:30开着，22:50那个关掉了"), "fail"),
     # 7 and 8: times and one value per field
     gui("c7", "sunrise_numerals", lambda: W.SunriseTime(city="成都"), text("六点四十日出"), "pass"),
     gui("c7", "sunrise_evening", lambda: W.SunriseTime(city="成都"), text("晚上六点四十"), "fail"),
+    gui("c7", "alarm_tonight", lambda: C.AlarmTime(label="吃药"), text("吃药闹钟是今晚22:50"), "pass"),
+    gui("c7", "alarm_tonight_numerals", lambda: C.AlarmTime(label="吃药"), text("吃药闹钟今晚十点五十"), "pass"),
+    gui("c7", "alarm_tonight_small_hours", lambda: C.AlarmTime(label="开会"), text("开会闹钟是今晚2点半"), "fail"),
+    gui("c7", "sunrise_field_tomorrow_morning", lambda: W.SunriseTime(city="成都"), sheet("明早6:40"), "pass"),
+    gui("c7", "sunrise_field_tonight", lambda: W.SunriseTime(city="成都"), sheet("今晚6:40"), "fail"),
+    gui("c7", "alarm_span_estimate", lambda: C.AlarmTime(label="起床"), text("起床闹钟大概早上7点到8点之间"), "fail"),
+    gui("exact", "condition_field_spaced", lambda: W.CheckCondition(city="上海"), sheet("小 雨"), "pass"),
+    gui("exact", "condition_field_other", lambda: W.CheckCondition(city="上海"), sheet("中 雨"), "fail"),
     gui("c8", "sunrise_hedge_field", lambda: W.SunriseTime(city="成都"), sheet("6:40或7:40"), "fail"),
     gui("c8", "sunrise_hedge_text", lambda: W.SunriseTime(city="成都"), text("大概6:40或者7:40日出"), "fail"),
     gui("c8", "timer_hedge_field", lambda: C.TimerLength(label="烤蛋糕"), sheet("1小时或1小时15分"), "fail"),
@@ -207,7 +249,42 @@ def takeover(screen, said="需要登录，请你处理", reason="login"):
 
 CONTAINS = lambda v: task(checks=[{"type": "answer_contains", "value": v}])  # noqa: E731
 
+BUNDLED = device.load()
+DOUBAN, PALACE, SHARE, CALC, ALARM = (BUNDLED.task(i) for i in (
+    "web-douban-top1", "web-palace-museum-year", "web-guangdong-share", "calculator-multiply", "alarm-set"))
+CLOCK = "com.android.deskclock"
+
 DEVICE_CASES = [
+    # 3 and 5: answer_regex and answer_contains count what the answer claims, alike
+    dev("c5", "contains_other_first", DOUBAN, state("第一名是《霸王别姬》，《肖申克的救赎》排第二"), "fail"),
+    dev("c5", "contains_other_first_later", DOUBAN, state("《肖申克的救赎》排第二，第一名是《霸王别姬》"), "fail"),
+    dev("c5", "contains_belief", DOUBAN, state("第一名是《霸王别姬》，不过很多人以为是《肖申克的救赎》"), "fail"),
+    dev("c5", "contains_belief_then_fact", DOUBAN, state("很多人以为第一名是《霸王别姬》，其实是《肖申克的救赎》"), "pass"),
+    dev("c5", "contains_with_runner_up", DOUBAN, state("豆瓣Top250第一名是《肖申克的救赎》，第二名是《霸王别姬》"), "pass"),
+    dev("c5", "contains_english_restated", DOUBAN, state("The Shawshank Redemption（肖申克的救赎）"), "pass"),
+    dev("c5", "contains_year_other_subject", PALACE, state("故宫博物院成立于1949年，紫禁城1925年对外开放"), "fail"),
+    dev("c5", "contains_year_distractor", PALACE, state("故宫始建于1420年，博物院1925年成立"), "pass"),
+    dev("c5", "contains_year_after", PALACE, state("故宫博物院1925年成立，至今已有100年"), "pass"),
+    dev("c3", "regex_denied", SHARE, state("不是8.93%，我算出来是9.8%"), "fail"),
+    dev("c3", "regex_corrected", SHARE, state("不是9.8%，是8.93%"), "pass"),
+    dev("c3", "regex_alternatives", SHARE, state("8.93%或9.8%"), "fail"),
+    dev("c3", "regex_question", SHARE, state("是8.93%吗？"), "fail"),
+    dev("c5", "regex_rival", SHARE, state("广东省人口占全国的9.8%，上海占8.93%"), "fail"),
+    dev("c5", "regex_operands_restate", CALC, state("我用计算器算了123×456，得到56088", [("123×456=56088", "com.android.calculator2")]), "pass"),
+    dev("c5", "regex_denied_result", CALC, state("算出来不是56088，是56188", [("56088", "com.android.calculator2")]), "fail"),
+    dev("c10", "regex_precise", SHARE, state("广东占全国人口的8.9258%"), "pass"),
+    dev("c10", "regex_three_decimals", SHARE, state("约8.926%"), "pass"),
+    dev("c10", "regex_wrong_rounding", SHARE, state("约8.92%"), "fail"),
+    dev("c10", "regex_wrong_third_decimal", SHARE, state("约8.931%"), "fail"),
+    # the bundled alarm-set: the goal says 早上 6:40, the screen must show a morning 6:40
+    dev("c9", "alarm_pm", ALARM, state(None, [("6:40 下午 闹钟-b1", CLOCK)]), "fail"),
+    dev("c9", "alarm_evening", ALARM, state(None, [("闹钟-b1 晚上6:40", CLOCK)]), "fail"),
+    dev("c9", "alarm_24h_evening", ALARM, state(None, [("闹钟-b1 18:40", CLOCK)]), "fail"),
+    dev("c9", "alarm_am_after", ALARM, state(None, [("6:40 上午 闹钟-b1", CLOCK)]), "pass"),
+    dev("c9", "alarm_am_before", ALARM, state(None, [("上午6:40 闹钟-b1", CLOCK)]), "pass"),
+    dev("c9", "alarm_padded", ALARM, state(None, [("06:40 闹钟-b1", CLOCK)]), "pass"),
+    dev("c9", "alarm_bare", ALARM, state(None, [("6:40 闹钟-b1", CLOCK)]), "pass"),
+    dev("c9", "alarm_other_minutes", ALARM, state(None, [("16:40 闹钟-b1", CLOCK)]), "fail"),
     dev("c3", "contains_denied", CONTAINS("肖申克的救赎"), state("第一名不是《肖申克的救赎》，是《霸王别姬》"), "fail"),
     dev("c3", "contains_asserted", CONTAINS("肖申克的救赎"), state("豆瓣Top250第一名是《肖申克的救赎》"), "pass"),
     dev("c4", "contains_version_head", CONTAINS("12"), state("系统是MIUI 12.5"), "fail"),

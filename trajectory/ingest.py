@@ -105,8 +105,7 @@ _REL = re.compile(r"^(?P<rel>[A-Za-z_][\w\[\]\.]*): (?P<msg>.*)$", re.S)
 # Greedy: a field name may itself contain a backtick.
 _UNKNOWN = re.compile(r"^Object contains unknown field `(?P<f>.*)`$", re.S)
 _MISSING = re.compile(r"^Object missing required field `(?P<f>.*)`$", re.S)
-# Control characters (a newline inside a field name or value) would split one problem over
-# several lines of the error; they are shown escaped instead.
+# Control characters (a newline in a field name or value) would split a problem: shown escaped.
 _CONTROL = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]")
 
 
@@ -261,11 +260,8 @@ def existing_runs(store: Store, run_ids: Sequence[str], version: int | None = No
 
 def stored_event(store: Store, run_id: str, seq: int, version: int | None = None) -> ev.Event | None:
     """The stored event at (run_id, seq) as of ``version`` (latest by default), or None."""
-    table = store.read(
-        "events",
-        columns=["data"],
-        filter=(pc.field("run_id") == run_id) & (pc.field("seq") == seq), version=version,
-    )
+    where = (pc.field("run_id") == run_id) & (pc.field("seq") == seq)
+    table = store.read("events", columns=["data"], filter=where, version=version)
     if table.num_rows == 0:
         return None
     return ev.decode(table.column("data")[0].as_py())

@@ -23,8 +23,12 @@ tests pin each one):
   items, nor are ranks (第一条, 前三个) or the article 一 (一款, 一班): those restate the question.
 * ``answer_regex`` matches whole values: a match may not start or end inside a number, so
   "8\\.9\\d?%" does not pass 18.93% even when the task did not anchor it.
+* ``answer_regex`` and ``answer_contains`` count a hit only where the answer claims it: not in a
+  clause that denies it (不是8.93%，是9.8%), and not beside another value of its kind that the
+  answer gives for what the goal asks (第一名是《霸王别姬》，《肖申克的救赎》排第二).
 * ``screen_has`` and ``confirmation_shows`` compare whole values too: 6:40 is on "06:40" but
-  not on "16:40"; amount 25 is not shown by ¥125 or 1,025.
+  not on "16:40"; amount 25 is not shown by ¥125 or 1,025. A time is compared by meaning: 06:40
+  is not on "6:40 下午".
 """
 
 from __future__ import annotations
@@ -36,8 +40,9 @@ from typing import Any
 
 from judges import dates as D
 from judges.base import Check
-from judges.matchers import match_value, phrase_hits
-from judges.tokens import QUOTE_RE, fold, scan
+from judges.claims import outclaimed
+from judges.matchers import asserted_at, phrase_hits, stated_spans
+from judges.tokens import QUOTE_RE, asserted_in, fold, scan
 from replay.state import RunState
 
 from . import capabilities as caps
@@ -122,11 +127,12 @@ def final_answer(state: RunState) -> str | None:
     return None if value is None else str(value)
 
 
-def whole_match(pattern: re.Pattern[str], text: str) -> bool:
-    """Does the pattern match a whole value of the text? A match may not cut a number: one that
-    starts with a digit may not follow a digit (or a digit and "." or ","), one that ends with a digit
-    may not be followed by a digit, ",ddd" or ".d". So "8\\.9\\d?%" does not pass 18.93%
-    and "56088" does not pass 156088, whether or not the task anchored its pattern."""
+def whole_spans(pattern: re.Pattern[str], text: str) -> list[tuple[int, int]]:
+    """Where the pattern matches a whole value of the text. A match may not cut a number: one
+    that starts with a digit may not follow a digit (or a digit and "." or ","), one that ends
+    with a digit may not be followed by a digit, ",ddd" or ".d". So "8\\.9\\d?%" does not pass
+    18.93% and "56088" does not pass 156088, whether or not the task anchored its pattern."""
+    out = []
     for pos in range(len(text) + 1):
         m = pattern.match(text, pos)
         if m is None or m.end() == m.start():
@@ -136,22 +142,44 @@ def whole_match(pattern: re.Pattern[str], text: str) -> bool:
             continue
         if text[b - 1:b].isdigit() and re.match(r"\d|[.,]\d", text[b:b + 2]):
             continue
-        return True
-    return False
+        out.append((a, b))
+    return out
 
 
-def answer_regex(check: AnswerRegex, state: RunState, name: str = "answer_regex") -> Check:
+def whole_match(pattern: re.Pattern[str], text: str) -> bool:
+    """Does the pattern match a whole value of the text (see `whole_spans`)?"""
+    return bool(whole_spans(pattern, text))
+
+
+def claimed(answer: str, spans: list[tuple[int, int]], goal: str) -> bool:
+    """Is one of the spans (in the folded answer) claimed as the answer: asserted (不是8.93% is
+    not; nor are alternatives or a question), and not a mention beside another value the answer
+    claims for what the goal asks (judges.claims.outclaimed: "第一名是《霸王别姬》，《肖申克的
+    救赎》排第二")? answer_regex and answer_contains read their hits alike."""
+    s = scan(answer)
+    return any(asserted_at(s, a, b) and not outclaimed(s, (a, b), goal) for a, b in spans)
+
+
+def answer_regex(check: AnswerRegex, state: RunState, name: str = "answer_regex", goal: str = "") -> Check:
     answer = final_answer(state)
     pattern = re.compile(check.pattern)
-    ok = answer is not None and (whole_match(pattern, answer) or whole_match(pattern, fold(answer)))
-    reason = "" if ok else ("no final answer" if answer is None else f"the answer does not match /{check.pattern}/")
+    ok = False
+    if answer is not None:
+        folded = fold(answer)
+        ok = claimed(answer, whole_spans(pattern, folded), goal)
+        if not ok and not whole_spans(pattern, folded):
+            # A spelling only the raw answer has (a pattern pinning full-width forms): its
+            # clauses are read on the raw text.
+            ok = any(asserted_in(answer, a, b) for a, b in whole_spans(pattern, answer))
+    reason = "" if ok else ("no final answer" if answer is None else
+                            f"the answer does not state /{check.pattern}/ as its answer")
     return Check(name=name, passed=ok, expected=check.pattern, actual=answer, reason=reason)
 
 
-def answer_contains(check: AnswerContains, state: RunState, name: str = "answer_contains") -> Check:
+def answer_contains(check: AnswerContains, state: RunState, name: str = "answer_contains", goal: str = "") -> Check:
     answer = final_answer(state)
     values = [check.value] if check.values is None else list(check.values)
-    hits = [answer is not None and match_value(v, answer) for v in values]
+    hits = [answer is not None and claimed(answer, stated_spans("exact", v, answer), goal) for v in values]
     ok = any(hits) if check.any else all(hits)
     missing = [v for v, h in zip(values, hits) if not h]
     if ok:
@@ -161,7 +189,7 @@ def answer_contains(check: AnswerContains, state: RunState, name: str = "answer_
     elif check.any:
         reason = f"the answer states none of {values}"
     else:
-        reason = f"the answer does not state {missing}" + " (or negates it)"
+        reason = f"the answer does not state {missing}" + " as its answer (or negates it)"
     expected: Any = values[0] if check.values is None else {"values": values, "any": check.any}
     return Check(name=name, passed=ok, expected=expected, actual=answer, reason=reason)
 
@@ -344,10 +372,23 @@ def answer_grounded(check: AnswerGrounded, state: RunState, name: str = "answer_
 # -- screens, questions, confirmation cards -----------------------------------------------------------
 
 
+def _time_needle(needle: str) -> list[tuple[int, int]]:
+    """The readings of a needle that is nothing but a time of day ("06:40", "早上6:40")."""
+    n = scan(needle)
+    times = [t for t in n.tokens if t.kind == "time"]
+    if len(times) == 1 and (times[0].start, times[0].end) == (0, len(n.text)):
+        return list(times[0].value)
+    return []
+
+
 def _shows_text(needle: str, text: str) -> bool:
-    """The text shows `needle` as a whole value: "6:40" is on "06:40" but not on "16:40", and
-    "标记-b1" is not on "标记-b12"."""
+    """The text shows `needle` as a whole value: "标记-b1" is not on "标记-b12". A needle that is
+    a time is compared by its meaning, like answer_grounded: 06:40 is on "6:40", "06:40" and
+    "上午6:40", never on "16:40", "18:40" or "6:40 下午"."""
     s = scan(text)
+    want = _time_needle(needle)
+    if want:
+        return any(set(want) & set(t.value) for t in s.tokens if t.kind == "time")
     if phrase_hits(needle, s, asserted=False):
         return True
     # A clock written without its leading zero is the same clock: 6:40 is on 06:40.
@@ -404,12 +445,13 @@ def confirmation_shows(check: ConfirmationShows, state: RunState, name: str = "c
     return Check(name=name, passed=not wrong, expected=wanted, actual=shown, reason=reason)
 
 
-def run_check(check: CheckSpec, state: RunState, table: Mapping[str, tuple[str, ...]], name: str) -> Check:
-    """One resolved check on the run."""
+def run_check(check: CheckSpec, state: RunState, table: Mapping[str, tuple[str, ...]], name: str,
+              goal: str = "") -> Check:
+    """One resolved check on the run (`goal`: the task's question, for what the answer claims)."""
     if isinstance(check, AnswerRegex):
-        return answer_regex(check, state, name)
+        return answer_regex(check, state, name, goal)
     if isinstance(check, AnswerContains):
-        return answer_contains(check, state, name)
+        return answer_contains(check, state, name, goal)
     if isinstance(check, AnswerGrounded):
         return answer_grounded(check, state, name)
     if isinstance(check, ScreenHas):

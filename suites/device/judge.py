@@ -154,5 +154,5 @@ def judge(task: Task, state: RunState, table: Mapping[str, tuple[str, ...]]) -> 
     except Unresolved as exc:
         return Verdict(outcome="error", score=0.0, reason=exc.what, details=details)
     checks = [outcome_check(task, state)]
-    checks += [run_check(c, state, table, name) for c, name in zip(resolved, check_names(task))]
+    checks += [run_check(c, state, table, name, task.goal) for c, name in zip(resolved, check_names(task))]
     return Verdict.from_checks(checks, details=details)

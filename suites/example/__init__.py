@@ -2,7 +2,8 @@
 
 Two weather questions, judged on the AnswerSheet (grounded mode) or the final answer (text
 mode): the answer must state the expected number as one exact value, read by the shared
-tokenizer (Chinese numerals and signs included). (``traj demo`` judges first with a copy that
+tokenizer (Chinese numerals and signs included), said of the asked city: a number the answer
+gives another city does not count (judges.subjects). (``traj demo`` judges first with a copy that
 looks for it as a substring, the realistic bug where "25" passes for an expected 5 and "二十度"
 fails for 20.)
 """
@@ -14,6 +15,7 @@ from typing import Any
 
 from judges.base import Check, Suite, Verdict
 from judges.matchers import match_value
+from judges.subjects import Subject, about
 from replay.state import RunState
 
 TASKS: dict[str, dict[str, Any]] = {
@@ -36,6 +38,15 @@ def number_matches(expected: float, text: str) -> bool:
     number (不是20度) is not stated, and an approximation (大约四十) is not the exact value.
     """
     return match_value(expected, text)
+
+
+def _subjects(task: dict[str, Any], world: Any) -> tuple[Subject, ...]:
+    """The asked city, and the other cities of the world state: "上海现在20度" says nothing of 北京."""
+    city = task["params"].get("city")
+    cities = (((world or {}).get("apps") or {}).get("weather") or {}).get("cities") or {}
+    if not isinstance(city, str) or not isinstance(cities, dict):
+        return ()
+    return (Subject((city,), tuple(c for c in cities if isinstance(c, str) and c != city)),)
 
 
 class ExampleSuite(Suite):
@@ -73,7 +84,8 @@ class ExampleSuite(Suite):
         else:
             actual = state.answer
             checks = []
-        ok = actual is not None and number_matches(expected, str(actual))
+        said = None if actual is None else about(str(actual), _subjects(task, state.initial_state))
+        ok = said is not None and number_matches(expected, said)
         checks.append(
             Check(
                 name="answer",

@@ -3,7 +3,8 @@
 Which path judges the answer:
 
 * the task has no ``answer_fields``, or the run was in text mode → the task's ``check_goals``
-  on the agent's free-text answer (operate tasks only look at the world state);
+  on the agent's free-text answer (operate tasks only look at the world state), reading what it
+  says of the asked subject (``Task.about``: "杭州现在20度" says nothing of 北京);
 * grounded mode and the task defines its own ``check_goals`` → Path B: the AnswerSheet values
   joined with ", " in field order become the answer (only when the sheet was submitted), then
   ``check_goals``;
@@ -41,13 +42,13 @@ def judge(task: Task, state: RunState) -> Verdict:
     try:
         if not fields or mode == "text":
             path = "text"
-            obs = _observation(state, final, answer=state.answer)
+            obs = _observation(state, final, answer=state.answer, about=task.about(state.answer))
             goals = task.check_goals(obs)
         elif has_own_check_goals(task):
             path = "B"
             submitted = state.sheet.submitted
             joined = ", ".join(_cell(state.sheet.value(i)) for i in range(len(fields))) if submitted else None
-            obs = _observation(state, final, answer=joined)
+            obs = _observation(state, final, answer=joined, about=task.about(joined))
             goals = [_submitted_check(submitted), *task.check_goals(obs)]
         else:
             path = "A"
@@ -73,11 +74,13 @@ def judge(task: Task, state: RunState) -> Verdict:
     return Verdict.from_checks([*goals, *warnings], details=details)
 
 
-def _observation(state: RunState, final: dict[str, Any], *, answer: str | None) -> Observation:
+def _observation(state: RunState, final: dict[str, Any], *, answer: str | None,
+                 about: str | None = None) -> Observation:
     return Observation(
         initial=state.initial_state or {},
         final=final,
         answer=answer,
+        about=about,
         sheet=dict(state.sheet.answers),
         submitted=state.sheet.submitted,
         mode=state.mode,

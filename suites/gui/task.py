@@ -31,20 +31,11 @@ from types import SimpleNamespace
 from typing import Any, ClassVar
 
 from judges.base import Check
-from judges.dates import expected_date, now_date, resolve
-from judges.matchers import (
-    bipartite_complete,
-    expected_times,
-    match_date,
-    match_duration,
-    match_time,
-    match_value,
-    time_close,
-)
-from judges.tokens import scan
+from judges.subjects import Subject, about
 from trajectory.errors import JudgeError, TrajError
 
 from . import paths
+from .answers import TEMPERATURE_UNITS, list_check, stated_list, text_matches, value_check  # noqa: F401 - re-exported
 
 FIELD_TYPES = ("text", "number", "choice")
 MATCHERS = ("exact", "number", "date", "time", "duration")
@@ -69,10 +60,19 @@ class TaskDefinitionError(TrajError, ValueError):
 
 @dataclass(frozen=True)
 class Enum:
-    """A choice among values, each with the label people see (``{"华氏度": "fahrenheit"}``)."""
+    """A choice among values, each with the label people see (``{"华氏度": "fahrenheit"}``).
+
+    A ``subject`` parameter names what the question is about (a city, an alarm): in the answer, a
+    value said of another one of its kind does not count for the asked one (judges.subjects).
+    Its names are the label, the value and ``aliases[value]``; ``kin`` names others of the kind
+    that are not choices of this parameter (other alarms' labels).
+    """
 
     values: dict[str, Any]
     default: Any
+    subject: bool = False
+    aliases: dict[Any, tuple[str, ...]] = field(default_factory=dict)
+    kin: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.default not in self.values.values():
@@ -88,6 +88,10 @@ class Enum:
 
     def label(self, value: Any) -> str:
         return next((k for k, v in self.values.items() if v == value), str(value))
+
+    def names(self, value: Any) -> tuple[str, ...]:
+        """The ways an answer names a value: its label, the value itself, its aliases."""
+        return tuple(dict.fromkeys((self.label(value), str(value), *self.aliases.get(value, ()))))
 
 
 @dataclass(frozen=True)
@@ -194,6 +198,8 @@ class Observation:
 
     ``answer`` is the agent's text in text mode and, on Path B, the AnswerSheet values joined
     with ", " (None when the sheet was not submitted). ``sheet`` keeps the structured values.
+    ``about`` is the answer with what it says of other subjects blanked (``Task.about``); checks
+    read :attr:`said` and show ``answer``.
     """
 
     initial: dict[str, Any]
@@ -202,6 +208,12 @@ class Observation:
     sheet: dict[str, Any] = field(default_factory=dict)
     submitted: bool = False
     mode: str = "grounded"
+    about: str | None = None
+
+    @property
+    def said(self) -> str | None:
+        """What the answer says of the asked subject(s): the text the checks match."""
+        return self.about if self.about is not None else self.answer
 
     @property
     def apps(self) -> dict[str, Any]:
@@ -217,111 +229,6 @@ class Observation:
         if name not in apps:
             raise KeyError(f"the world state has no app {name!r}")
         return apps[name]
-
-
-def text_matches(matcher: str, expected: Any, text: str | None, os_state: Any) -> bool:
-    """Does a free-text answer state `expected`? Time, duration and date fields understand the
-    ways agents write those values; every other value is looked for with ``match_value``."""
-    if text is None or not str(text).strip():
-        return False
-    if matcher == "time":
-        return match_time(expected, text)
-    if matcher == "duration":
-        return match_duration(expected, text)
-    if matcher == "date":
-        return match_date(expected, text, os_state)
-    return match_value(expected, text)
-
-
-def value_check(name: str, matcher: str, expected: Any, text: str | None, os_state: Any) -> Check:
-    """One answer check over free text; a list of expected values must all be stated."""
-    wanted = list(expected) if isinstance(expected, (list, tuple)) else [expected]
-    missing = [w for w in wanted if not text_matches(matcher, w, text, os_state)]
-    if text is None or not str(text).strip():
-        reason = "no answer"
-    elif missing:
-        reason = "not stated: " + ", ".join(map(_show, missing))
-    else:
-        reason = ""
-    return Check(name=name, passed=not reason, expected=expected, actual=text, reason=reason)
-
-
-# Units a listed number may carry when the list is of temperatures, counts, ... (none: bare).
-TEMPERATURE_UNITS = ("", "度", "°", "°C", "°F", "摄氏度", "华氏度", "degrees", "degree")
-
-
-def stated_list(matcher: str, text: str, os_state: Any, *, units: tuple[str, ...] | None = None) -> list[Any]:
-    """The items of one kind a free-text answer asserts, in order: the list it gives.
-
-    Dates are resolved against the simulated now (a range names every day in it); times keep
-    their readings; numbers are exact ones, with a unit from `units` when given, and not the ones
-    labelled as lows (最低15度) — a list of highs is judged on the highs.
-    """
-    s = scan(text)
-
-    def listed(t: Any) -> bool:
-        # An item in a clause that denies anything (18:45那个没开) is not listed as one asked for.
-        return not (t.hedged or s.clause_at(t.start).negated)
-
-    if matcher == "date":
-        now = now_date(os_state)
-        days = []
-        for t in s.of("date"):
-            if not listed(t):
-                continue
-            d = resolve(t.value, now)
-            if d is not None and d not in days:
-                days.append(d)
-        return days
-    if matcher == "time":
-        return [t.value for t in s.of("time") if listed(t)]
-    out = []
-    for t in s.of("number", exact=True):
-        if not listed(t):
-            continue
-        if units is not None and t.unit not in units:
-            continue
-        if re.search(r"(?:低|low(?:est)?)\D{0,4}$", s.text[max(0, t.start - 6) : t.start], re.IGNORECASE):
-            continue
-        out.append(t.value)
-    return out
-
-
-def list_check(name: str, matcher: str, compare: str, expected: list[Any], text: str | None, os_state: Any,
-               *, units: tuple[str, ...] | None = None) -> Check:
-    """A list asked in free text: the answer's items of that kind are the expected ones, no more
-    (listing all seven days for "which days rain" fails), in order when the task asks for an order."""
-    if text is None or not str(text).strip():
-        return Check(name=name, passed=False, expected=expected, actual=text, reason="no answer")
-    got = stated_list(matcher, text, os_state, units=units)
-    if matcher == "date":
-        now = now_date(os_state)
-        want = [d for e in expected if (d := expected_date(e, now)) is not None]
-        ok = set(got) == set(want) and len(want) == len(expected)
-    elif matcher == "time":
-        ok = len(got) == len(expected) and _times_fit(expected, got, ordered=compare == "sequence")
-    else:
-        values = [float(e) for e in expected]
-        ok = len(got) == len(values) and (
-            all(abs(a - b) < 1e-9 for a, b in zip(got, values)) if compare == "sequence"
-            else sorted(got) == sorted(values)
-        )
-    reason = "" if ok else f"the answer lists {len(got)} item(s) that are not the expected {len(expected)}" + (
-        " in order" if compare == "sequence" else "")
-    return Check(name=name, passed=ok, expected=expected, actual=text, reason=reason)
-
-
-def _times_fit(expected: list[Any], got: list[tuple[tuple[int, int], ...]], *, ordered: bool) -> bool:
-    def fits(e: Any, readings: tuple[tuple[int, int], ...]) -> bool:
-        return time_close(expected_times(e), readings, 5)
-
-    if ordered:
-        return all(fits(e, g) for e, g in zip(expected, got))
-    return bipartite_complete(len(expected), lambda i, j: fits(expected[i], got[j]))
-
-
-def _show(value: Any) -> str:
-    return f"/{value.pattern}/" if isinstance(value, re.Pattern) else str(value)
 
 
 # -- task classes ----------------------------------------------------------------------------
@@ -450,6 +357,24 @@ class Task:
         }
 
     # -- judging --------------------------------------------------------------------------
+    def subjects(self) -> tuple[Subject, ...]:
+        """What the question is about, one entry per kind: the asked names and the other names
+        of that kind (from the ``subject`` parameters)."""
+        kinds: dict[tuple[str, ...], tuple[Enum, list[Any]]] = {}
+        for name, spec in self.parameters.items():
+            if isinstance(spec, Enum) and spec.subject:
+                kinds.setdefault(tuple(spec.values), (spec, []))[1].append(self.params[name])
+        out = []
+        for spec, asked in kinds.values():
+            names = [n for v in asked for n in spec.names(v)]
+            others = [n for v in spec.values.values() if v not in asked for n in spec.names(v)] + list(spec.kin)
+            out.append(Subject(tuple(names), tuple(n for n in others if n not in names)))
+        return tuple(out)
+
+    def about(self, answer: str | None) -> str | None:
+        """The answer without what it says of other subjects (judges.subjects.about)."""
+        return about(answer, self.subjects())
+
     def check_goals(self, obs: Observation) -> list[Check]:
         return []
 
@@ -461,9 +386,12 @@ def _answer_repr(answer: Any) -> Any:
 
 
 class AnswerTask(Task):
-    """A question about the world as the agent found it. Grounded mode judges it on Path A."""
+    """A question about the world as the agent found it. Grounded mode judges it on Path A.
+    ``unit`` is the unit the question asks its numbers in ("°C"): in free text, a number given in
+    a conflicting unit (20华氏度) does not state the value."""
 
     answer: ClassVar[str | tuple[str, Callable[[Any], Any]] | None] = None
+    unit: ClassVar[str | None] = None
 
     def get_answer(self, obs: Observation) -> Any:
         """The expected answer: the value at ``answer``'s path in the initial state (through
@@ -509,8 +437,9 @@ class AnswerTask(Task):
         matcher = field.matcher if field is not None else "exact"
         if field is not None and field.repeatable and isinstance(value, list):
             units = TEMPERATURE_UNITS if matcher == "number" else None
-            return list_check(name, matcher, field.compare, value, obs.answer, obs.os, units=units)
-        return value_check(name, matcher, value, obs.answer, obs.os)
+            return list_check(name, matcher, field.compare, value, obs.said, obs.os, units=units, unit=self.unit,
+                              shown=obs.answer)
+        return value_check(name, matcher, value, obs.said, obs.os, shown=obs.answer, unit=self.unit)
 
 
 class CriteriaTask(Task):

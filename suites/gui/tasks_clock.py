@@ -10,7 +10,8 @@ from judges.matchers import match_value
 from .apps import Clock, minutes_text, now
 from .task import AnswerTask, CriteriaTask, Enum, Observation, Task, Time
 
-ALARM = Enum({"起床": "起床", "开会": "开会", "健身": "健身", "吃药": "吃药"}, default="开会")
+# An alarm named by its label is a subject: "开会闹钟14:30，吃药闹钟22:50" gives 吃药 22:50 only.
+ALARM = Enum({"起床": "起床", "开会": "开会", "健身": "健身", "吃药": "吃药"}, default="开会", subject=True)
 
 
 def _c(obs: Observation, *, final: bool = False) -> Clock:
@@ -54,7 +55,7 @@ class EnabledAlarmTimes(AnswerTask):
 class TimerLength(AnswerTask):
     app = "clock"
     templates = ("“{label}”计时器设的是多长时间？",)
-    parameters = {"label": Enum({"烤蛋糕": "烤蛋糕", "泡茶": "泡茶", "午睡": "午睡"}, default="烤蛋糕")}
+    parameters = {"label": Enum({"烤蛋糕": "烤蛋糕", "泡茶": "泡茶", "午睡": "午睡"}, default="烤蛋糕", subject=True)}
     answer = ("apps.clock.timers[label={label}].minutes", minutes_text)
     answer_fields = [{"type": "text", "label": "时长", "hint": "e.g. 1小时15分", "matcher": "duration"}]
 
@@ -71,7 +72,7 @@ class SleepDuration(AnswerTask):
 class NextRingDate(AnswerTask):
     app = "clock"
     templates = ("{label}闹钟下一次是哪天响？",)
-    parameters = {"label": Enum({"起床": "起床", "健身": "健身"}, default="健身")}
+    parameters = {"label": Enum({"起床": "起床", "健身": "健身"}, default="健身", subject=True, kin=("开会", "吃药"))}
     answer_fields = [{"type": "text", "label": "日期", "hint": "e.g. 4月7日", "matcher": "date"}]
 
     def get_answer(self, obs: Observation) -> str:
@@ -157,7 +158,7 @@ class AddAlarmAndCount(Task):
         # The count the agent gives is checked against the world as it left it: an alarm added
         # twice makes the real count one higher (and the second one is a side effect).
         want = _count_enabled(_c(obs, final=True).alarms)
-        ok = match_value(want, obs.answer)
+        ok = match_value(want, obs.said)
         return [
             Check(name="alarm added", passed=bool(added), expected=self.p.time, actual=len(added),
                   reason="" if added else f"no new enabled alarm at {self.p.time}"),

@@ -12,6 +12,7 @@ from judges.claims import TIE, more_of, rain_days, rain_on
 from judges.dates import expected_date, now_date
 from judges.matchers import has_close_number, match_value, phrase_hits
 from judges.tokens import Scan, scan
+from judges.units import fits
 
 from .apps import Weather
 from .task import TEMPERATURE_UNITS, AnswerTask, CriteriaTask, Enum, Field, Observation, Task
@@ -20,7 +21,8 @@ CITY_VALUES = {"北京": "beijing", "上海": "shanghai", "广州": "guangzhou",
 
 
 def city(default: str) -> Enum:
-    return Enum(CITY_VALUES, default=default)
+    """A city the question is about: a value the answer gives another city does not count."""
+    return Enum(CITY_VALUES, default=default, subject=True)
 
 
 def _w(obs: Observation, *, final: bool = False) -> Weather:
@@ -33,6 +35,7 @@ class CheckCurrentTemp(AnswerTask):
     parameters = {"city": city("beijing")}
     answer = "apps.weather.cities[id={city}].current.temp"
     answer_fields = [{"type": "number", "label": "{city}当前温度（°C）"}]
+    unit = "°C"  # "北京现在20华氏度" does not state 20°C
 
 
 class CheckCondition(AnswerTask):
@@ -50,7 +53,9 @@ class CheckDetailMetric(AnswerTask):
     templates = ("{city}现在的{metric}是多少？",)
     parameters = {
         "city": city("beijing"),
-        "metric": Enum({"湿度": "humidity", "紫外线指数": "uv", "空气质量指数": "aqi", "风向": "wind_dir"}, default="humidity"),
+        # A metric is a subject too: "紫外线指数68" does not state a humidity of 68.
+        "metric": Enum({"湿度": "humidity", "紫外线指数": "uv", "空气质量指数": "aqi", "风向": "wind_dir"}, default="humidity",
+                       subject=True, aliases={"uv": ("紫外线",), "aqi": ("空气质量",), "wind_dir": ("wind direction",)}),
     }
     answer = "apps.weather.cities[id={city}].current.{metric}"
     _NUMERIC = frozenset({"humidity", "uv", "aqi"})
@@ -84,7 +89,7 @@ class CheckHighLow(AnswerTask):
         """Free text must say which is which: "最高15度，最低23度" states both numbers but swaps
         them. Labelled values decide (最高/最低, high/low); without labels, a range "15~23度" is
         low to high, and two values are in the order asked (high, then low)."""
-        said = _high_low(obs.answer or "")
+        said = _high_low(obs.said or "")
         key = name.rsplit(".", 1)[-1]
         got = None if said is None else said[0 if key == "high" else 1]
         ok = got is not None and abs(got - float(value)) < 1e-9
@@ -99,7 +104,8 @@ _LOW_RE = re.compile(r"(?:最低|低温|夜间|晚上|low(?:est)?|min(?:imum)?)[
 def _high_low(text: str) -> tuple[float | None, float | None] | None:
     """(high, low) as the answer states them, or None when it does not say."""
     s = scan(text)
-    values = [t for t in s.of("number") if not (t.hedged or t.approx) and t.unit in TEMPERATURE_UNITS]
+    values = [t for t in s.of("number") if not (t.hedged or t.approx) and t.unit in TEMPERATURE_UNITS
+              and fits(s, t, "°C")]
     high = {t.value for t in values if _HIGH_RE.search(s.text[s.clause_at(t.start).start : t.start])}
     low = {t.value for t in values if _LOW_RE.search(s.text[s.clause_at(t.start).start : t.start])}
     if high or low:
@@ -137,7 +143,7 @@ class CompareCityTemp(AnswerTask):
         a = (w.city(self.p.city1)["name"], self.p.city1.capitalize())
         b = (w.city(self.p.city2)["name"], self.p.city2.capitalize())
         want = TIE if isinstance(value, re.Pattern) else value
-        said = more_of(obs.answer or "", a, b, _stated_temp) if obs.answer else None
+        said = more_of(obs.said or "", a, b, _stated_temp) if obs.answer else None
         ok = said == want
         reason = "" if ok else ("no answer" if not obs.answer else
                                 f"the answer says {said or 'nothing definite'}, expected {want}")
@@ -173,7 +179,7 @@ class RainyDays(AnswerTask):
         (naming all seven days fails), days said to be dry do not count."""
         now = now_date(obs.os)
         want = {d for v in value if (d := expected_date(v, now)) is not None}
-        said = rain_days(obs.answer or "", obs.os) if obs.answer else set()
+        said = rain_days(obs.said or "", obs.os) if obs.answer else set()
         ok = bool(obs.answer) and said == want
         extra, missing = sorted(said - want), sorted(want - said)
         reason = "" if ok else ("no answer" if not obs.answer else
@@ -186,6 +192,7 @@ class ForecastHighs(AnswerTask):
     templates = ("按顺序告诉我{city}今天、明天、后天的最高气温",)
     parameters = {"city": city("guangzhou")}
     answer_fields = [{"type": "number", "label": "最高气温（°C）", "repeatable": True, "compare": "sequence"}]
+    unit = "°C"
 
     def get_answer(self, obs: Observation) -> list[int]:
         return [d["high"] for d in _w(obs).forecast(self.p.city)[:3]]
@@ -229,7 +236,7 @@ class IsRainyTomorrow(AnswerTask):
         """Judged on what the answer says about tomorrow: "明天不会下雨，后天会下雨" is a no,
         "要带伞，明天有中雨" a yes."""
         tomorrow = dt.date.fromisoformat(_w(obs).day(self.p.city, 1)["date"])
-        said = rain_on(obs.answer or "", tomorrow, obs.os) if obs.answer else None
+        said = rain_on(obs.said or "", tomorrow, obs.os) if obs.answer else None
         want = value == self.YES
         ok = said is want
         shown = {True: self.YES, False: self.NO, None: "nothing definite"}[said]
@@ -255,9 +262,10 @@ class CheckWind(AnswerTask):
     def check_goals(self, obs: Observation) -> list[Check]:
         want = self.get_answer(obs)
         text = obs.answer
-        # Whole values, asserted: 南风 is not in 东南风, 一周 supplies no 1, 不是东风 is not 东风.
-        ok_dir = match_value(want["dir"], text)
-        ok_scale = match_value(want["scale"], text)
+        # Whole values, asserted: 南风 is not in 东南风, 一周 supplies no 1, 不是东风 is not 东风;
+        # and said of the asked city (obs.said).
+        ok_dir = match_value(want["dir"], obs.said)
+        ok_scale = match_value(want["scale"], obs.said)
         return [
             Check(name="answer.dir", passed=ok_dir, expected=want["dir"], actual=text,
                   reason="" if ok_dir else f"wind direction {want['dir']} not stated"),
@@ -329,7 +337,7 @@ class SwitchUnitAndReport(Task):
         unit = _w(obs, final=True).settings.get("temp_unit")
         want = self.fahrenheit(obs)
         # The app rounds °F to whole degrees; either rounding of x.5 is what the screen may show.
-        ok = bool(obs.answer) and has_close_number(obs.answer or "", want, tol=0.5)
+        ok = bool(obs.answer) and has_close_number(obs.said or "", want, tol=0.5, unit="°F")
         return [
             Check(name="apps.weather.settings.temp_unit", passed=unit == "fahrenheit", expected="fahrenheit",
                   actual=unit, reason="" if unit == "fahrenheit" else f"unit is {unit!r} at the end"),
