@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 import traceback
+from pathlib import Path
 
 import pytest
 
@@ -119,3 +120,48 @@ def test_planted_credentials_appear_nowhere(tmp_path, s3_server, s3_env) -> None
         for path in folder.rglob("*"):
             if path.is_file():
                 assert all(p.encode() not in path.read_bytes() for p in PLANTED), path
+
+
+@pytest.mark.slow
+def test_planted_credentials_stay_out_of_a_ray_clusters_files(tmp_path, s3_server, s3_env) -> None:
+    """`traj ingest --engine ray` and `traj judge --engine ray` on an S3 store, credentials from
+    the variables and --storage-option: the workers get them (they read the store), but no
+    output, log or spilled object of the local cluster holds them, and the tables neither."""
+    pytest.importorskip("ray", reason="Ray is not installed: pip install -e '.[test]' installs it (ray[data])")
+    import shutil
+    import tempfile
+
+    uri = f"s3://{s3_server.bucket()}/store"
+    runs = tmp_path / "in"
+    runs.mkdir()
+    (runs / "a.jsonl").write_bytes(jsonl(example_run("r1") + example_run("r2", "北京现在二十度")))
+    (runs / "b.jsonl").write_bytes(jsonl(example_run("r3")))
+    # A short folder: Ray's Unix sockets live under it (their paths are limited to 107 bytes).
+    ray_tmp = Path(tempfile.mkdtemp(prefix="trajray-", dir="/tmp"))
+    env = {**os.environ, "AWS_ACCESS_KEY_ID": KEY_ID, "AWS_SECRET_ACCESS_KEY": SECRET, "TRAJ_USER": "t",
+           "RAY_TMPDIR": str(ray_tmp)}
+    env.pop("RAY_ADDRESS", None)
+    opt = ["--storage-option", f"AWS_SECRET_ACCESS_KEY={OPTION_SECRET}"]
+    try:
+        outputs = []
+        for argv in (["ingest", "--engine", "ray", str(runs), "--store", uri, *opt],
+                     ["judge", "--engine", "ray", "--store", uri, *opt]):
+            r = subprocess.run([sys.executable, "-m", "trajectory.cli.main", *argv], env=env, capture_output=True,
+                               text=True, timeout=600, cwd=tmp_path)
+            assert r.returncode == 0, f"{argv}: {r.stderr}"
+            outputs.append(r.stdout + r.stderr)
+        assert "judged 3 runs" in outputs[1], outputs
+        for p in PLANTED:
+            assert all(p not in out for out in outputs), f"{p} printed"
+        files = [f for f in ray_tmp.rglob("*") if f.is_file() and not f.is_symlink()]
+        assert any(f.name.endswith((".log", ".err", ".out")) for f in files), "no Ray log was written"
+        for f in files:
+            body = f.read_bytes()
+            for p in PLANTED:
+                assert p.encode() not in body, f"{p} in {f}"
+        store = Store(uri)
+        for name in TABLES:
+            if store.has_table(name):
+                assert all(p not in str(store.read(name).to_pylist()) for p in PLANTED), name
+    finally:
+        shutil.rmtree(ray_tmp, ignore_errors=True)
