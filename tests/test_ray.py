@@ -181,3 +181,76 @@ def test_traj_judge_on_a_local_ray_cluster_listens_on_loopback_and_leaves_no_pro
     assert pids and seen, "no Ray process or listener was seen while the command ran"
     assert all(loopback(a) for a in seen), {a: q for a, q in seen.items() if not loopback(a)}
     assert not wait_gone(pids), "Ray processes outlived traj judge --engine ray"
+
+
+def test_an_address_nothing_answers_on_is_refused_at_once(tmp_path) -> None:
+    with __import__("socket").socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # bound, not listening: nothing answers there
+        t = time.monotonic()
+        res = runner.invoke(app, ["judge", "--engine", "ray", "--ray-address", f"127.0.0.1:{port}",
+                                  "--store", str(tmp_path / "store")])
+    assert res.exit_code == 1 and time.monotonic() - t < 30
+    assert res.output.startswith(f"error: --ray-address 127.0.0.1:{port}: no Ray cluster answers there")
+    assert len(res.output.splitlines()) == 1
+
+
+@pytest.mark.slow
+def test_traj_judge_on_a_cluster_by_address(samples, tmp_path) -> None:
+    """A cluster started apart (`ray start --head`, as the README shows, on 127.0.0.1) is used by
+    address and left running; the verdicts are the local engine's. The test stops the cluster
+    it started by ending its own `ray start --block` process (not `ray stop`, which would stop
+    every Ray on the machine)."""
+    pytest.importorskip("ray", reason="Ray is not installed: pip install -e '.[test]' installs it (ray[data])")
+    import shutil
+    import socket
+    import tempfile
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    ray_tmp = tempfile.mkdtemp(prefix="trajray-", dir="/tmp")  # short: Ray's socket paths are limited
+    env = {**os.environ, "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0", "RAY_USAGE_STATS_ENABLED": "0",
+           "RAY_AUTH_MODE": "token", "TRAJ_USER": "t"}
+    env.pop("RAY_ADDRESS", None)
+    ray_bin = str(Path(sys.executable).with_name("ray"))
+    head = subprocess.Popen([ray_bin, "start", "--head", "--block", "--node-ip-address", "127.0.0.1",
+                             "--port", str(port), "--include-dashboard", "false", "--num-cpus", "2",
+                             "--temp-dir", ray_tmp, "--disable-usage-stats"],
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    pids: set[int] = set()
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            pids |= ray_processes(head.pid)
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                assert head.poll() is None and time.monotonic() < deadline, head.stderr.read().decode()[-2000:]
+                time.sleep(0.5)
+        store = Store(tmp_path / "store")
+        buf = io.BytesIO()
+        export_events(samples, buf, suite="weather")
+        ingest_bytes(store, buf.getvalue(), "weather")
+        r = subprocess.run([sys.executable, "-m", "trajectory.cli.main", "judge", "--engine", "ray",
+                            "--ray-address", f"127.0.0.1:{port}", "--store", str(store.backend)],
+                           env=env, capture_output=True, text=True, timeout=600)
+        assert r.returncode == 0, r.stderr
+        assert "Traceback" not in r.stderr
+        pids |= ray_processes(head.pid)
+        found = listeners(pids)
+        assert found and all(loopback(a) for a in found), found
+        assert head.poll() is None, "the cluster did not stay up after the pass"
+        [p] = passes(store)
+        local = judge_runs(store, SuiteResolver(store), dry_run=True)
+        on_cluster = store.read("verdicts").to_pylist()
+        key = lambda row: row["run_id"]  # noqa: E731
+        assert p["runs"] == len(local.rows) > 0
+        assert compared(sorted(on_cluster, key=key)) == compared(sorted(local.rows, key=key))
+    finally:
+        head.terminate()
+        head.wait(60)
+        head.stderr.close()
+        shutil.rmtree(ray_tmp, ignore_errors=True)
+    assert not wait_gone(pids), "processes of the cluster outlived it"
