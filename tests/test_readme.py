@@ -53,3 +53,64 @@ def test_the_tour_runs(tmp_path, where, request) -> None:
     assert (tmp_path / "shared" / "scores.jsonl").exists()
     show = next(out for cmd, out in outputs if "--json" in cmd and cmd.startswith("traj show"))
     assert '"run_id": "gui-careful-02"' in show
+
+
+def scale_out_block() -> list[str]:
+    """The commands of "When one machine is not enough" (its first indented block)."""
+    text = README.read_text(encoding="utf-8")
+    section = re.search(r"## When one machine is not enough\n(.*?)\n## ", text, re.S)
+    assert section, "README has no 'When one machine is not enough' section"
+    block = re.search(r"\n\n((?:    \S.*\n)+)", section.group(1))
+    assert block
+    return [line[4:] for line in block.group(1).splitlines()]
+
+
+@pytest.mark.slow
+def test_the_scale_out_commands_run(tmp_path) -> None:
+    """As written, in bash, in an empty folder (the pip line aside: the test's environment has
+    the extras), on a free port instead of 5000; the S3 server is stopped with the README's
+    `kill %1`; nothing started here (moto, the two local Ray clusters) is left running."""
+    import socket
+    import tempfile
+    import time
+    import uuid
+
+    lines = scale_out_block()
+    assert lines[0].startswith("pip install -e '.[test,ray]'") and lines[1].startswith("moto_server -H 127.0.0.1")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    script = "\n".join(["set -euo pipefail", "trap 'kill %1' EXIT",
+                        *(line.replace("5000", str(port)) for line in lines[1:])])
+    mark = uuid.uuid4().hex
+    ray_tmp = tempfile.mkdtemp(prefix="trajray-", dir="/tmp")  # short: Ray's socket paths are limited
+    env = {**os.environ, "TRAJ_USER": "readme", "TRAJ_README_TEST": mark, "RAY_TMPDIR": ray_tmp,
+           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    for k in ("TRAJ_STORE", "RAY_ADDRESS", "AWS_ENDPOINT_URL", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
+        env.pop(k, None)
+    try:
+        r = subprocess.run(["bash", "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=1200)
+        assert r.returncode == 0, f"{r.stdout[-3000:]}\n{r.stderr[-3000:]}"
+        assert "weather" in r.stdout and "judged" in r.stdout and "0 flips" in r.stdout, r.stdout[-3000:]
+        assert (tmp_path / "more" / "weather.jsonl").stat().st_size > 0
+        deadline = time.monotonic() + 60
+        while (left := _marked(mark)) and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert not left, f"processes left running: {left}"
+    finally:
+        import shutil
+
+        shutil.rmtree(ray_tmp, ignore_errors=True)
+
+
+def _marked(mark: str) -> list[int]:
+    """Processes whose environment carries TRAJ_README_TEST=mark."""
+    found = []
+    needle = f"TRAJ_README_TEST={mark}".encode()
+    for d in Path("/proc").iterdir():
+        try:
+            if d.name.isdigit() and needle in (d / "environ").read_bytes().split(b"\0"):
+                found.append(int(d.name))
+        except OSError:
+            continue
+    return found
