@@ -210,8 +210,10 @@ def test_traj_judge_on_a_cluster_by_address(samples, tmp_path) -> None:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     ray_tmp = tempfile.mkdtemp(prefix="trajray-", dir="/tmp")  # short: Ray's socket paths are limited
+    # `ray start` clusters use token authentication: a token of this test's own (a clean
+    # machine has no ~/.ray/auth_token), given to the cluster and to traj alike.
     env = {**os.environ, "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0", "RAY_USAGE_STATS_ENABLED": "0",
-           "RAY_AUTH_MODE": "token", "TRAJ_USER": "t"}
+           "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": __import__("secrets").token_hex(32), "TRAJ_USER": "t"}
     env.pop("RAY_ADDRESS", None)
     ray_bin = str(Path(sys.executable).with_name("ray"))
     head = subprocess.Popen([ray_bin, "start", "--head", "--block", "--node-ip-address", "127.0.0.1",
