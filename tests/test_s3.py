@@ -71,9 +71,15 @@ def test_planted_credentials_appear_nowhere(tmp_path, s3_server, s3_env) -> None
     runs.write_bytes(jsonl(example_run("r1") + example_run("r2", "北京现在二十度") + example_run("r3", finished=False)))
     bad = tmp_path / "bad.jsonl"
     bad.write_bytes(jsonl([example_run("r1")[0].replace('"seq": 0', '"seq": "x"')]))
+    from otel_traces import agent_trace, evaluation
+    from otel_traces import jsonl as otlp
+
+    traces = tmp_path / "traces.jsonl"
+    traces.write_text(otlp(agent_trace("4bf92f3577b34da6a3ce929d0e0e4736", evals=[evaluation("correctness", 950, score=1.0)])))
     opt = ["--storage-option", f"AWS_SECRET_ACCESS_KEY={OPTION_SECRET}"]
     commands = [
         ["ingest", str(runs), "--store", uri, *opt],
+        ["import", "otel", str(traces), "--suite", "weather", "--store", uri, *opt],
         ["ingest", str(runs), "--store", uri],
         ["ingest", str(bad), "--store", uri],  # refused
         ["judge", "--store", uri, *opt],
@@ -98,7 +104,7 @@ def test_planted_credentials_appear_nowhere(tmp_path, s3_server, s3_env) -> None
         assert "Traceback" not in r.stderr, f"{argv}: {r.stderr}"
     assert failed == 6, outputs  # the refused and failing ones, each with one line
     seen = "\n".join(outputs)
-    assert "judged 2 runs" in seen and "NoSuchBucket" in seen
+    assert "judged 3 runs" in seen and "NoSuchBucket" in seen and "as imported pass" in seen
     for p in PLANTED:
         assert p not in seen, f"{p} printed"
     # The recorded command lines of the passes are there, without the option's value.
