@@ -184,15 +184,19 @@ def test_traj_judge_on_a_local_ray_cluster_listens_on_loopback_and_leaves_no_pro
 
 
 def test_an_address_nothing_answers_on_is_refused_at_once(tmp_path) -> None:
+    """In a process of its own: this one may be connected to the session's cluster already."""
+    env = {**os.environ, "TRAJ_USER": "t"}
+    env.pop("RAY_ADDRESS", None)
     with __import__("socket").socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]  # bound, not listening: nothing answers there
         t = time.monotonic()
-        res = runner.invoke(app, ["judge", "--engine", "ray", "--ray-address", f"127.0.0.1:{port}",
-                                  "--store", str(tmp_path / "store")])
-    assert res.exit_code == 1 and time.monotonic() - t < 30
-    assert res.output.startswith(f"error: --ray-address 127.0.0.1:{port}: no Ray cluster answers there")
-    assert len(res.output.splitlines()) == 1
+        res = subprocess.run([sys.executable, "-m", "trajectory.cli.main", "judge", "--engine", "ray",
+                              "--ray-address", f"127.0.0.1:{port}", "--store", str(tmp_path / "store")],
+                             env=env, capture_output=True, text=True, timeout=120)
+    assert res.returncode == 1 and time.monotonic() - t < 60, res.stderr
+    assert res.stderr.startswith(f"error: --ray-address 127.0.0.1:{port}: no Ray cluster answers there"), res.stderr
+    assert len(res.stderr.splitlines()) == 1 and res.stdout == ""
 
 
 @pytest.mark.slow
