@@ -13,11 +13,68 @@ def store(tmp_path) -> Store:
 
 
 @pytest.fixture(autouse=True)
-def _no_env_store(monkeypatch) -> None:
-    # Tests never touch a store named by the environment of whoever runs them.
+def _no_env_store(monkeypatch, tmp_path_factory) -> None:
+    # Tests never touch a store named by the environment of whoever runs them, nor the journal
+    # spool of their object-storage stores.
     monkeypatch.delenv("TRAJ_STORE", raising=False)
+    monkeypatch.setenv("TRAJ_SPOOL", str(tmp_path_factory.getbasetemp() / "spool"))
     monkeypatch.setenv("TRAJ_USER", "tester")
     os.environ.pop("TRAJ_LLM_BASE_URL", None)
+
+
+@pytest.fixture(scope="session")
+def s3_server():
+    """One S3 server (moto, 127.0.0.1) for the whole session; each test takes a bucket."""
+    from s3server import S3Server
+
+    server = S3Server()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def s3_env(s3_server, monkeypatch) -> dict[str, str]:
+    """The standard variables pointing at the test server (inherited by child processes)."""
+    env = s3_server.env()
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    return env
+
+
+@pytest.fixture
+def s3_store_uri(s3_server, s3_env) -> str:
+    """``s3://BUCKET/store``: a fresh, empty store location on the test server."""
+    return f"s3://{s3_server.bucket()}/store"
+
+
+@pytest.fixture(scope="session")
+def ray_cluster():
+    """One local Ray cluster (2 CPUs, 127.0.0.1, no dashboard) for the session's Ray tests.
+
+    Skipped with a message when Ray is not installed (the test extra installs it: CI runs
+    these). After the session, every process the cluster started must have ended.
+    """
+    from pathlib import Path
+
+    from trajectory.engines.ray_engine import RAY_ENV, RayCluster
+
+    os.environ.update(RAY_ENV)  # before Ray is first imported (see trajectory/engines/ray_engine.py)
+    pytest.importorskip("ray", reason="Ray is not installed: pip install -e '.[test]' installs it (ray[data])")
+    from rayprocs import ray_processes, wait_gone
+
+    tests = str(Path(__file__).resolve().parent)
+    before = ray_processes()
+    cluster = RayCluster(num_cpus=2, runtime_env={"env_vars": {"PYTHONPATH": tests}})
+    cluster.__enter__()
+    started = ray_processes() - before
+    try:
+        yield cluster, started
+    finally:
+        cluster.__exit__(None, None, None)
+        left = wait_gone(started | (ray_processes() - before))
+        assert not left, f"Ray processes left after shutdown: {sorted(left)}"
 
 
 def pytest_terminal_summary(terminalreporter) -> None:

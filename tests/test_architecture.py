@@ -79,3 +79,28 @@ def test_judging_is_no_longer_one_module() -> None:
     assert not (ROOT / "trajectory" / "judging.py").exists()
     for path in (ROOT / "trajectory" / "judging").glob("*.py"):
         assert len(path.read_text(encoding="utf-8").splitlines()) <= 400, path
+
+
+def test_every_process_pool_spawns() -> None:
+    """deltalake refuses to run in a forked child, and forking a process that runs DuckDB or
+    delta-rs threads can deadlock it: every pool or process the shell starts uses spawn."""
+    import ast
+
+    starters = {"ProcessPoolExecutor", "Pool", "Process"}
+    found = 0
+    for package in ("trajectory", "benchmarks"):
+        for path in (ROOT / package).rglob("*.py"):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Call):
+                    fn = node.func
+                    name = fn.attr if isinstance(fn, ast.Attribute) else getattr(fn, "id", "")
+                    if name in starters:
+                        found += 1
+                        keywords = {k.arg for k in node.keywords}
+                        owner = ast.unparse(fn)
+                        assert "mp_context" in keywords or owner.startswith("mp.") or "spawn" in owner, (
+                            f"{path.relative_to(ROOT)}:{node.lineno}: {owner}() without a spawn context")
+                if isinstance(node, ast.Call) and ast.unparse(node.func).endswith("get_context"):
+                    assert [ast.literal_eval(a) for a in node.args] == ["spawn"], f"{path}:{node.lineno}"
+    assert found >= 1

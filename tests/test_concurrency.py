@@ -2,7 +2,9 @@
 and readers (`traj query`, `traj show`, in-process Views) running while they write.
 
 Writers are ``tests/crash_worker.py`` processes that wait on stdin after they are ready, so the
-test releases them together and they really contend for the store.
+test releases them together and they really contend for the store. The tests marked with the
+``where`` parameter run on a local folder (writers serialised by a lock) and on S3 (a moto
+server on 127.0.0.1: no lock, conditional commits and re-decided batches).
 """
 
 from __future__ import annotations
@@ -45,10 +47,18 @@ def expected_hashes(seeds: list[int]) -> dict[tuple[str, int], str]:
     return out
 
 
+@pytest.fixture(params=["local", "s3"])
+def where(request, tmp_path) -> str:
+    """A fresh store location: a folder, or ``s3://BUCKET/store`` on the test server."""
+    if request.param == "s3":
+        return request.getfixturevalue("s3_store_uri")
+    return str(tmp_path / "store")
+
+
 class Readers:
     """Reader loops that run until stopped and check every snapshot they see."""
 
-    def __init__(self, store_dir: Path):
+    def __init__(self, store_dir: Path | str):
         self.store_dir = store_dir
         self.stop = threading.Event()
         self.snapshots: collections.Counter[str] = collections.Counter()
@@ -126,8 +136,8 @@ class Readers:
 
 
 @pytest.mark.slow
-def test_eight_writers_at_once_lose_nothing_and_readers_see_whole_batches(tmp_path) -> None:
-    store_dir = tmp_path / "store"
+def test_eight_writers_at_once_lose_nothing_and_readers_see_whole_batches(where) -> None:
+    store_dir = where
     seeds = list(range(1, WRITERS + 1))
     writers = [worker("ingest", store_dir, "--seed", s, "--batches", f"0:{BATCHES}", "--complete", "--wait",
                       stdin=True) for s in seeds]
@@ -161,7 +171,8 @@ def test_eight_writers_at_once_lose_nothing_and_readers_see_whole_batches(tmp_pa
     # Readers saw the store grow batch by batch, never between two states.
     assert readers.snapshots["Views"] >= 3 and readers.snapshots["traj query"] >= 1
     RELIABILITY_FIGURES.append(
-        f"concurrency: {WRITERS} writer processes + 1 compactor, {len(want)} events: lost {lost}, "
+        f"concurrency ({'S3' if str(where).startswith('s3://') else 'local'}): "
+        f"{WRITERS} writer processes + 1 compactor, {len(want)} events: lost {lost}, "
         f"duplicated {duplicated}; {sum(readers.snapshots.values())} reader snapshots "
         f"({', '.join(f'{k} {v}' for k, v in sorted(readers.snapshots.items()))}), all whole batches"
     )
@@ -173,8 +184,8 @@ conflict_line = re.compile(r"race-(\d)\.jsonl:3: \$\.text: conflict: stored with
 
 
 @pytest.mark.slow
-def test_pairs_racing_for_the_same_run_one_wins_the_other_is_told_run_and_seq(tmp_path) -> None:
-    store_dir = tmp_path / "store"
+def test_pairs_racing_for_the_same_run_one_wins_the_other_is_told_run_and_seq(where) -> None:
+    store_dir = where
     conflicts = ties = 0
     for rnd in range(RACE_ROUNDS):
         procs: list[tuple[str, int, Proc]] = []
@@ -216,14 +227,14 @@ def test_pairs_racing_for_the_same_run_one_wins_the_other_is_told_run_and_seq(tm
             want = {p.event.seq: p.hash for p in parse(("\n".join(cw.run_lines(run, variant=winner)) + "\n").encode(), "w")}
             assert stored[run] == want, f"{run}: stored events are not exactly the winner's"
     RELIABILITY_FIGURES.append(
-        f"concurrency: {RACE_ROUNDS * PAIRS * 2} racing writers for {RACE_ROUNDS * PAIRS} runs: "
+        f"concurrency ({'S3' if str(where).startswith('s3://') else 'local'}): {RACE_ROUNDS * PAIRS * 2} racing writers for {RACE_ROUNDS * PAIRS} runs: "
         f"{conflicts} conflicts reported to the loser with run and seq, {ties} identical pairs both accepted once"
     )
 
 
-def test_traj_ingest_processes_racing_for_a_run(tmp_path) -> None:
+def test_traj_ingest_processes_racing_for_a_run(tmp_path, where) -> None:
     """The same race through the CLI: exit 1, one line per problem, nothing of the loser written."""
-    store_dir = tmp_path / "store"
+    store_dir = where
     files = []
     for v in (1, 2):
         f = tmp_path / f"race-{v}.jsonl"

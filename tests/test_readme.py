@@ -59,7 +59,9 @@ def test_every_code_block_is_fenced_and_run_by_a_test_here() -> None:
     assert kinds == [("Set up", "console"), ("Set up", "console"), ("A tour", "console"),
                      ("Bringing your runs", "console"), ("Bringing your runs", "console"),  # test_readme_import.py
                      ("Looking at runs: `traj view`", "console"),
-                     ("Recording live", "python"), ("Recording live", "console")], kinds
+                     ("Recording live", "python"), ("Recording live", "console"),
+                     # test_the_scale_out_commands_run; the cluster by address: tests/test_ray.py
+                     ("When one machine is not enough", "console"), ("When one machine is not enough", "console")], kinds
 
 
 def test_the_links_lead_somewhere() -> None:
@@ -77,11 +79,21 @@ def test_the_tour_has_about_thirty_lines() -> None:
 
 
 @pytest.mark.slow
-def test_the_tour_runs(tmp_path) -> None:
+@pytest.mark.parametrize("where", ["local", "s3"])
+def test_the_tour_runs(tmp_path, where, request) -> None:
+    """As written on a local folder; and with every store on S3 (a local S3 server), the same
+    commands with ``--store s3://BUCKET/NAME``."""
+    prefix = ""
+    if where == "s3":
+        request.getfixturevalue("s3_env")
+        prefix = f"s3://{request.getfixturevalue('s3_server').bucket()}/"
     outputs: list[tuple[str, str]] = []
     for line in tour():
         assert line.startswith("traj ")
-        outputs.append((line, run(line, tmp_path).stdout))
+        argv = shlex.split(line)
+        if prefix:
+            argv = [prefix + a if i and argv[i - 1] == "--store" else a for i, a in enumerate(argv)]
+        outputs.append((line, run(shlex.join(argv), tmp_path).stdout))
     out = dict(outputs)
     ingests = [o for cmd, o in outputs if cmd.startswith("traj ingest")]
     assert re.search(r": [1-9][0-9]* new", ingests[0]) and ": 0 new" in ingests[1]
@@ -160,3 +172,61 @@ def test_the_view_line_runs(tmp_path) -> None:
         p.send_signal(signal.SIGINT)
         _, err = p.communicate(timeout=30)
     assert "Traceback" not in err, err  # Ctrl-C is how a person stops it
+
+
+def scale_out_block() -> list[str]:
+    """The commands of "When one machine is not enough" (its first block)."""
+    bodies = [body for h, lang, body in blocks() if h == "When one machine is not enough"]
+    assert bodies, "README has no 'When one machine is not enough' section"
+    return commands(bodies[0])
+
+
+@pytest.mark.slow
+def test_the_scale_out_commands_run(tmp_path) -> None:
+    """As written, in bash, in an empty folder (the pip line aside: the test's environment has
+    the extras), on a free port instead of 5000; the S3 server is stopped with the README's
+    `kill %1`; nothing started here (moto, the two local Ray clusters) is left running."""
+    import socket
+    import tempfile
+    import time
+    import uuid
+
+    lines = scale_out_block()
+    assert lines[0].startswith("pip install -e '.[test,ray]'") and lines[1].startswith("moto_server -H 127.0.0.1")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    script = "\n".join(["set -euo pipefail", "trap 'kill %1' EXIT",
+                        *(line.replace("5000", str(port)) for line in lines[1:])])
+    mark = uuid.uuid4().hex
+    ray_tmp = tempfile.mkdtemp(prefix="trajray-", dir="/tmp")  # short: Ray's socket paths are limited
+    env = {**os.environ, "TRAJ_USER": "readme", "TRAJ_README_TEST": mark, "RAY_TMPDIR": ray_tmp,
+           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    for k in ("TRAJ_STORE", "RAY_ADDRESS", "AWS_ENDPOINT_URL", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
+        env.pop(k, None)
+    try:
+        r = subprocess.run(["bash", "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=1200)
+        assert r.returncode == 0, f"{r.stdout[-3000:]}\n{r.stderr[-3000:]}"
+        assert "weather" in r.stdout and "judged" in r.stdout and "0 flips" in r.stdout, r.stdout[-3000:]
+        assert (tmp_path / "more" / "weather.jsonl").stat().st_size > 0
+        deadline = time.monotonic() + 60
+        while (left := _marked(mark)) and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert not left, f"processes left running: {left}"
+    finally:
+        import shutil
+
+        shutil.rmtree(ray_tmp, ignore_errors=True)
+
+
+def _marked(mark: str) -> list[int]:
+    """Processes whose environment carries TRAJ_README_TEST=mark."""
+    found = []
+    needle = f"TRAJ_README_TEST={mark}".encode()
+    for d in Path("/proc").iterdir():
+        try:
+            if d.name.isdigit() and needle in (d / "environ").read_bytes().split(b"\0"):
+                found.append(int(d.name))
+        except OSError:
+            continue
+    return found

@@ -215,3 +215,33 @@ def test_the_second_wall_holds_without_the_first(filled: Store, tmp_path) -> Non
         # The store's own tables stay readable: the views read them.
         assert v.con.execute("SELECT count(*) FROM events").fetchone() == (10,)
     assert not (tmp_path / "out.csv").exists()
+
+
+def test_the_sandbox_holds_on_an_s3_store(s3_store_uri, tmp_path, monkeypatch) -> None:
+    """On object storage the tables are Arrow datasets handed to DuckDB: external access stays
+    off and no extension is loaded, so SQL reaches neither the bucket (credentials are in the
+    environment) nor anything else, while the store's tables stay readable."""
+    store = Store(s3_store_uri)
+    ingest_bytes(store, jsonl(example_run("r1") + example_run("r2")), "a")
+    in_bucket = store.files("events")[0]
+    assert in_bucket.startswith("s3://")
+    with Views(store) as v:
+        assert v.con.execute("SELECT current_setting('enable_external_access')").fetchone() == (False,)
+        # No extension that reaches object storage is loaded: httpfs would add the s3_* settings,
+        # delta its delta_scan (duckdb_extensions() itself is off: it lists a directory).
+        assert v.con.execute("SELECT count(*) FROM duckdb_settings() WHERE name LIKE 's3_%'").fetchone() == (0,)
+        assert v.con.execute("SELECT count(*) FROM duckdb_functions() WHERE function_name = 'delta_scan'").fetchone() == (0,)
+        for sql in (f"SELECT * FROM read_parquet('{in_bucket}')", f"SELECT * FROM '{in_bucket}'",
+                    f"SELECT * FROM delta_scan('{s3_store_uri}/events')", "LOAD httpfs"):
+            with pytest.raises(Exception, match="disabled|autoload|not loaded|not allowed|Permission|does not exist"):
+                v.con.execute(sql)
+        for sql, refusal in ESCAPES:
+            with pytest.raises(QueryError, match=refusal.replace("(", r"\(").replace(")", r"\)")):
+                v.user_query(sql)
+        assert v.user_query("SELECT count(DISTINCT run_id) AS n FROM events").to_pylist() == [{"n": 2}]
+    monkeypatch.chdir(tmp_path)
+    r = CliRunner().invoke(app, ["query", f"SELECT * FROM read_parquet('{in_bucket}')", "--store", s3_store_uri])
+    assert r.exit_code == 1 and len(r.output.splitlines()) == 1 and "read_parquet() is not allowed" in r.output, r.output
+    r = CliRunner().invoke(app, ["query", "SELECT count(*) AS n FROM events", "--store", s3_store_uri, "--format", "csv"])
+    assert r.exit_code == 0 and r.output.split() == ["n", "10"], r.output
+    assert list(tmp_path.iterdir()) == []

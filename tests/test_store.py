@@ -61,11 +61,6 @@ def test_format_is_recorded_and_checked(tmp_path) -> None:
         Store(tmp_path / "s")
 
 
-def test_object_storage_is_refused_clearly() -> None:
-    with pytest.raises(StoreError, match="only local folders"):
-        Store("s3://bucket/store")
-
-
 def test_polars_reads_the_same_rows_as_duckdb(store: Store) -> None:
     import polars as pl
 
@@ -79,3 +74,50 @@ def test_polars_reads_the_same_rows_as_duckdb(store: Store) -> None:
     assert old.height == 5 and set(old["run_id"]) == {"r1"}
     by_kind = store.scan("events").group_by("kind").agg(pl.len()).collect()
     assert dict(by_kind.iter_rows())["screen_read"] == 2
+
+
+def test_a_lost_race_is_decided_again_only_when_new_files_may_hold_its_keys() -> None:
+    from trajectory.store import _untouched
+
+    seen = {("a", "r1", "r3")}
+    keys = ("run_id", {"r4"})
+    assert _untouched(seen | {("b", "r5", "r9")}, seen, keys)  # others' runs only: the plan stands
+    assert not _untouched(seen | {("b", "r3", "r9")}, seen, keys)  # may hold r4: decide again
+    assert not _untouched(seen | {("b", None, None)}, seen, keys)  # no statistics
+    assert not _untouched(seen | {("b", "r0", "r" + "9" * 40)}, seen, keys)  # a bound maybe truncated
+    assert not _untouched(seen, set(), keys)  # nothing seen yet
+
+
+@pytest.mark.parametrize(
+    ("theirs", "decisions", "mine_written"),
+    [
+        (["r5"], 1, True),  # the winner wrote other runs only: the plan is committed as it was
+        (["r3", "r9"], 2, True),  # its file's run ids span r4 (though it holds none): decided again
+        (["r4"], 2, False),  # the winner wrote the same run: decided again, found present
+    ],
+    ids=["other-runs", "range-spans-mine", "same-run"],
+)
+def test_a_writer_that_lost_a_race_on_s3_decides_again_when_the_winner_may_hold_its_runs(
+    s3_store_uri, theirs, decisions, mine_written
+) -> None:
+    from trajectory.ingest import parse, plan_batch
+    from trajectory.ingest import rows as event_rows
+
+    store = Store(s3_store_uri)
+    ingest_bytes(store, jsonl(example_run("r1")), "first")
+    mine = parse(jsonl(example_run("r4")), "mine")
+    versions: list[int] = []
+
+    def decide(version: int):
+        versions.append(version)
+        if len(versions) == 1:  # another writer commits between this read and this commit
+            ingest_bytes(Store(s3_store_uri), jsonl([x for r in theirs for x in example_run(r)]), "theirs")
+        new, _ = plan_batch(store, mine, "mine", version=version)
+        return event_rows(new, "c-mine") if new else None
+
+    version = store.append_decided("events", decide, "mine", keys=("run_id", {"r4"}))
+    assert len(versions) == decisions
+    assert (version is not None) == mine_written
+    got = rows(store)
+    assert sorted({r[0] for r in got}) == sorted({"r1", "r4", *theirs})
+    assert len(got) == 5 * len({"r1", "r4", *theirs})  # nothing twice, nothing lost

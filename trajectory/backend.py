@@ -12,13 +12,19 @@ The operations:
 - Delta tables: whether one exists, opening one at a version (time travel), appending rows in
   one atomic commit that is durable when the call returns, compacting small files in a commit
   that changes no row;
-- the writer lock: a section that at most one writer of the store is in at a time, held by the
-  appends that depend on what they read before (ingest's idempotency and seq checks, which
-  make "append with conflict check" one step). A local backend uses an advisory file lock that
-  the kernel releases when its holder dies; a backend on object storage would take a lease
-  object created with a conditional put;
+- a conditional append: "commit only if the table is still at the version I read" (``after``).
+  An append that depends on what it read (ingest's idempotency and seq checks) reads at a
+  version, decides, and commits with ``after`` set to that version; when another writer
+  committed first, :class:`CommitConflict` is raised, nothing becomes visible, and the caller
+  reads again and decides again. Delta's log makes this one conditional create of the next
+  log entry (If-None-Match on object storage), so no lock service is needed;
+- the writer lock: on a local folder, an advisory file lock that the kernel releases when its
+  holder dies, held around read-check-append so that the conditional append never loses there
+  (``serialised`` is True). On object storage there is no lock (``lock()`` admits everyone):
+  the conditional append is the whole check;
 - the journal folder of live recorders: always a local folder (a harness fsyncs each event
-  before going on), for an object-storage store a local spool beside the harness.
+  before going on), for an object-storage store a local spool beside the harness
+  (trajectory/objstore.py).
 """
 
 from __future__ import annotations
@@ -30,15 +36,26 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.dataset as pads
 
 from .diskfault import held_native_stderr
+from .errors import StoreError
+
+
+class CommitConflict(StoreError):
+    """Another writer committed to the table after the version a conditional append read."""
 
 
 class Backend(abc.ABC):
-    """One store's medium. ``str(backend)`` names it for messages."""
+    """One store's medium. ``str(backend)`` names it for messages (never its credentials)."""
 
     #: Options for delta-rs and object_store (credentials, endpoint); None for a local folder.
     storage_options: dict[str, str] | None = None
+    #: Whether the table files are paths on this machine (DuckDB reads them itself); otherwise
+    #: they are read through Arrow datasets over delta-rs's object store.
+    local: bool = True
+    #: Whether :meth:`lock` admits one writer at a time (else conditional appends decide).
+    serialised: bool = True
 
     # -- small files ---------------------------------------------------------------------------
     @abc.abstractmethod
@@ -66,18 +83,44 @@ class Backend(abc.ABC):
             return None
         return DeltaTable(self.table_uri(name), version=version, storage_options=self.storage_options)
 
+    def dataset(self, name: str, schema: pa.Schema, version: int | None = None) -> pads.Dataset:
+        """Table ``name`` (as of ``version``) as an Arrow dataset read with ``schema`` (a column
+        added to the declaration since a file was written reads null there)."""
+        dt = self.open_table(name, version)
+        if dt is None:
+            return pads.dataset([], schema=schema, format="parquet")
+        ds = dt.to_pyarrow_dataset()
+        return pads.dataset(list(ds.files), schema=schema, format="parquet", filesystem=ds.filesystem)
+
     @abc.abstractmethod
-    def append(self, name: str, data: pa.Table | pa.RecordBatchReader) -> int:
-        """Append rows in one atomic commit, durable when this returns; the new version."""
+    def append(self, name: str, data: pa.Table | pa.RecordBatchReader, *, after: int | None = None) -> int:
+        """Append rows in one atomic commit, durable when this returns; the new version.
+
+        ``after``: commit only if the table is still at this version (-1: it does not exist
+        yet); otherwise raise :class:`CommitConflict` and make nothing visible.
+        """
 
     def compact(self, name: str) -> dict[str, Any]:
-        """Merge small files in one commit that changes no row."""
-        dt = self.open_table(name)
-        if dt is None:
-            return {"table": name, "files_before": 0, "files_after": 0}
-        before = len(dt.file_uris())
-        with held_native_stderr():  # a panic report on a full disk: the CLI says it in one line
-            metrics = dt.optimize.compact()
+        """Merge small files in one commit that changes no row.
+
+        Two compactions at once both remove the same small files: Delta refuses the second
+        commit, which then compacts again what is left (appends meanwhile never conflict).
+        """
+        from deltalake.exceptions import CommitFailedError
+
+        for attempt in range(COMMIT_ATTEMPTS):
+            dt = self.open_table(name)
+            if dt is None:
+                return {"table": name, "files_before": 0, "files_after": 0}
+            before = len(dt.file_uris())
+            try:
+                with held_native_stderr():  # a panic report on a full disk: the CLI says it in one line
+                    metrics = dt.optimize.compact()
+                break
+            except CommitFailedError:
+                backoff(attempt)
+        else:
+            raise StoreError(f"{self}/{name}: compaction kept conflicting with other writers; try again")
         dt = self.open_table(name)
         self.committed(name, dt.version())
         return {
@@ -104,6 +147,59 @@ class Backend(abc.ABC):
     @abc.abstractmethod
     def exists_any(self) -> bool:
         """Whether anything of a store is there (a format-0 store has tables but no marker)."""
+
+
+#: How many times a writer tries a commit that other writers keep beating (each try reads again).
+COMMIT_ATTEMPTS = 60
+
+
+def backoff(attempt: int) -> None:
+    """Wait before trying a lost commit again: growing, with jitter so that the losers of one
+    race do not meet again in the next."""
+    import random
+    import time
+
+    time.sleep(random.uniform(0, min(1.0, 0.02 * 2 ** min(attempt, 6))))
+
+
+def delta_append(
+    backend: Backend, name: str, data: pa.Table | pa.RecordBatchReader, after: int | None, mode: str = "append"
+) -> None:
+    """One append (or ``overwrite``) commit with delta-rs; with ``after``, only on top of that
+    version.
+
+    delta-rs retries a lost commit on top of the winner's when the two do not conflict
+    logically (appends never do); a conditional append must not be moved, so it gets no
+    retries: the next log entry is created only if absent, or the append is refused.
+    """
+    from deltalake import CommitProperties, DeltaTable, write_deltalake
+    from deltalake.exceptions import CommitFailedError, DeltaError
+
+    uri = backend.table_uri(name)
+    target: Any = uri
+    props = None
+    if after is not None:
+        props = CommitProperties(max_commit_retries=0)
+        if after >= 0:
+            target = DeltaTable(uri, version=after, storage_options=backend.storage_options)
+        else:
+            mode = "error"  # the first commit, or a conflict with whoever made it
+    try:
+        write_deltalake(
+            target,
+            data,
+            mode=mode,  # type: ignore[arg-type]
+            # A column added to the declaration joins an older table on its next append.
+            schema_mode="merge",
+            storage_options=backend.storage_options,
+            commit_properties=props,
+        )
+    except CommitFailedError as exc:
+        raise CommitConflict(f"{backend}/{name}: another writer committed first") from exc
+    except DeltaError as exc:
+        if after is not None and "already exists" in str(exc):
+            raise CommitConflict(f"{backend}/{name}: another writer created the table first") from exc
+        raise
 
 
 def write_batches(batches: Iterable[pa.RecordBatch], schema: pa.Schema) -> pa.RecordBatchReader:

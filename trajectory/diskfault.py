@@ -77,7 +77,26 @@ def held_native_stderr() -> Iterator[None]:
     """Hold what native code writes to stderr while the block runs (a Rust panic report from
     a writer thread on a full disk); write it out afterwards unless the block failed with a disk
     fault, which the CLI then reports in one line. Held in memory through a pipe: on a full
-    disk there is no room for a temporary file."""
+    disk there is no room for a temporary file.
+
+    File descriptor 2 belongs to the process: while one thread holds it, another thread's
+    block runs without holding (two holders would restore each other's pipe).
+    """
+    if not _HOLDER.acquire(blocking=False):
+        yield
+        return
+    try:
+        with _held():
+            yield
+    finally:
+        _HOLDER.release()
+
+
+_HOLDER = threading.Lock()
+
+
+@contextlib.contextmanager
+def _held() -> Iterator[None]:
     try:
         sys.stderr.flush()
     except (OSError, ValueError):

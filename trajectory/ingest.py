@@ -248,12 +248,12 @@ class Existing:
     info: RunInfo | None
 
 
-def existing_runs(store: Store, run_ids: Sequence[str]) -> dict[str, Existing]:
-    if not run_ids or not store.has_table("events"):
+def existing_runs(store: Store, run_ids: Sequence[str], version: int | None = None) -> dict[str, Existing]:
+    if not run_ids or (version is None and not store.has_table("events")) or (version is not None and version < 0):
         return {}
     fields = run_fields()
     cols = ["run_id", "seq", "hash", "kind", *fields]
-    table = store.read("events", columns=cols, filter=pc.field("run_id").isin(list(run_ids)))
+    table = store.read("events", columns=cols, filter=pc.field("run_id").isin(list(run_ids)), version=version)
     out: dict[str, Existing] = {}
     for row in table.to_pylist():
         run = out.get(row["run_id"])
@@ -269,10 +269,10 @@ def existing_runs(store: Store, run_ids: Sequence[str]) -> dict[str, Existing]:
     return out
 
 
-def stored_event(store: Store, run_id: str, seq: int) -> ev.Event | None:
-    """The stored event at (run_id, seq), or None when there is none."""
+def stored_event(store: Store, run_id: str, seq: int, version: int | None = None) -> ev.Event | None:
+    """The stored event at (run_id, seq) as of ``version`` (latest by default), or None."""
     where = (pc.field("run_id") == run_id) & (pc.field("seq") == seq)
-    table = store.read("events", columns=["data"], filter=where)
+    table = store.read("events", columns=["data"], filter=where, version=version)
     if table.num_rows == 0:
         return None
     return ev.decode(table.column("data")[0].as_py())
@@ -287,10 +287,11 @@ def plan_batch(
     source: str,
     limits: Limits = DEFAULT_LIMITS,
     split_of: SplitResolver | None = None,
+    version: int | None = None,
 ) -> tuple[list[tuple[Parsed, RunInfo]], int]:
-    """Decide which events are new; raise if the batch breaks a rule. Caller holds the lock."""
+    """Decide which events are new as of ``version`` of the events table; raise if the batch breaks a rule."""
     run_ids = list(dict.fromkeys(p.event.run_id for p in parsed))
-    stored = existing_runs(store, run_ids)
+    stored = existing_runs(store, run_ids, version)
     worlds = WorldCheck(store, set(stored))
     new: list[tuple[Parsed, RunInfo]] = []
     present = 0
@@ -331,7 +332,7 @@ def plan_batch(
                 continue
             conflict = True
             if stored_hash is not None:
-                other = stored_event(store, run, seq)
+                other = stored_event(store, run, seq, version)
             else:
                 other = next(q.event for q, _ in new if q.event.run_id == run and q.event.seq == seq)
             diff = first_difference(other, e) if other is not None else None
@@ -527,31 +528,28 @@ def ingest_events(
     limits: Limits = DEFAULT_LIMITS,
     split_of: SplitResolver | None = None,
 ) -> IngestReport:
-    report = IngestReport(source)
-    report.events = len(parsed)
-    report.runs = len({p.event.run_id for p in parsed})
+    report = IngestReport(source, runs=len({p.event.run_id for p in parsed}), events=len(parsed))
     if not parsed:
         return report
     if split_of is None:  # the pool is resolved once, here, whoever ingests (recorder, importers)
         from .judging.resolve import SuiteResolver
 
         split_of = SuiteResolver(store).split_of
-    # Into a new store the batch is checked before the lock creates its folder (a refused first
-    # batch leaves none); the plan stays valid if no events appeared meanwhile.
-    plan = plan_batch(store, parsed, source, limits, split_of) if not store.exists else None
-    with store.lock():
-        if plan is None or store.has_table("events"):
-            plan = plan_batch(store, parsed, source, limits, split_of)
-        new, present = plan
-        report.present = present
-        report.new = len(new)
-        report.new_runs = len({p.event.run_id for p, _ in new if p.event.seq == 0})
-        if new:
-            report.commit_id = uuid.uuid4().hex
-            table = rows(new, report.commit_id)
-            with interrupts.deferred():  # the commit and its note: one step for Ctrl-C
-                report.version = store.append("events", table)
-                interrupts.note(f"{source} ({plural(report.new, 'new event')})")
+    if not store.exists:
+        # Into a new store the batch is checked before the lock creates its folder: a refused
+        # first batch leaves none (the plan is made again under the lock).
+        plan_batch(store, parsed, source, limits, split_of, version=-1)
+
+    def decide(version: int) -> pa.Table | None:  # the batch against the events as of version
+        new, report.present = plan_batch(store, parsed, source, limits, split_of, version=version)
+        report.new, report.new_runs = len(new), len({p.event.run_id for p, _ in new if p.event.seq == 0})
+        report.commit_id = uuid.uuid4().hex if new else None
+        return rows(new, report.commit_id) if new else None
+
+    report.version = store.append_decided(
+        "events", decide, source, keys=("run_id", {p.event.run_id for p in parsed}),
+        note=lambda: f"{source} ({plural(report.new, 'new event')})",
+    )
     return report
 
 

@@ -12,12 +12,14 @@ import contextlib
 import fcntl
 import json
 import os
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.dataset as pads
 
-from .backend import Backend
+from .backend import Backend, delta_append
 from .diskfault import held_native_stderr
 from .errors import StoreError
 
@@ -75,7 +77,8 @@ class LocalBackend(Backend):
         """Write a small file so that readers see the old or the new content, never a torn one."""
         target = self.root.joinpath(name)
         target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+        # One temporary name per writer (threads of one process included).
+        tmp = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}.tmp")
         with open(tmp, "wb") as fh:
             fh.write(data)
             fh.flush()
@@ -94,22 +97,20 @@ class LocalBackend(Backend):
             name, "_delta_log", "_last_checkpoint"
         )
 
-    def append(self, name: str, data: pa.Table | pa.RecordBatchReader) -> int:
-        from deltalake import write_deltalake
+    def dataset(self, name: str, schema: pa.Schema, version: int | None = None) -> pads.Dataset:
+        dt = self.open_table(name, version)
+        return pads.dataset([] if dt is None else list(dt.file_uris()), schema=schema, format="parquet")
 
+    def append(self, name: str, data: pa.Table | pa.RecordBatchReader, *, after: int | None = None) -> int:
         self.ensure()
         with held_native_stderr():  # a panic report on a full disk: the CLI says it in one line
-            write_deltalake(
-                self.table_uri(name),
-                data,
-                mode="append",
-                # A column added to the declaration joins an older table on its next append.
-                schema_mode="merge",
-                storage_options=self.storage_options,
-            )
-        dt = self.open_table(name)
-        assert dt is not None
-        version = dt.version()
+            delta_append(self, name, data, after)
+        if after is not None:
+            version = after + 1
+        else:
+            dt = self.open_table(name)
+            assert dt is not None
+            version = dt.version()
         self.committed(name, version)
         return version
 

@@ -183,7 +183,11 @@ class Views:
         for name, schema in TABLES.items():
             files = store.files(name, version if name == "events" else None)
             raw = f"_{name}"
-            if files:
+            if files and not store.backend.local:
+                # Object storage: the table as an Arrow dataset read through delta-rs, so that
+                # DuckDB needs no extension (httpfs) and no external access.
+                self.con.register(raw, store.dataset(name, version if name == "events" else None))
+            elif files:
                 self.con.execute(
                     f"CREATE VIEW {raw} AS SELECT * FROM read_parquet($files, union_by_name=true)".replace(
                         "$files", "[" + ", ".join(sql_str(f) for f in files) + "]"

@@ -89,7 +89,7 @@ def redact_text(text: str) -> str:
 
 def redact_argv(argv: Sequence[str]) -> list[str]:
     """A command line's words with secret option values blanked (``--llm-key X`` and
-    ``--llm-key=X``; ``--storage-option NAME=X`` when NAME is a secret; any ``--*key*``,
+    ``--llm-key=X``; every ``--storage-option`` value; any ``--*key*``,
     ``--*token*``, ``--*secret*``, ``--*password*`` option), then every word by look."""
     out: list[str] = []
     pending: str | None = None  # the option whose value is the next word
@@ -116,9 +116,6 @@ def _option_hides(name: str) -> bool:
 
 
 def _option_value(option: str, value: str) -> str:
-    if option in KEYED_OPTIONS:
-        key, sep, rest = value.partition("=")
-        if not sep:
-            return MASK  # not KEY=VALUE: it may be a secret given in the wrong form
-        return f"{key}={MASK}" if secret_name(key) else f"{key}={redact_text(rest)}"
+    # A --storage-option's whole KEY=VALUE is blanked: endpoints and bucket settings say where
+    # a team's data lives, and a secret given under an unexpected name must not slip through.
     return MASK

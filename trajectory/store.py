@@ -6,8 +6,8 @@ version stays readable (time travel), and ``optimize.compact`` rewrites small fi
 that changes no row. DuckDB, Polars, Spark and Trino read the same files.
 
 The store holds the rules (its format, the tables and their schemas, the writer lock around
-check-then-append); where the bytes live is its backend (trajectory/backend.py; today a local
-folder, trajectory/location.py).
+check-then-append); where the bytes live is its backend (trajectory/backend.py: a local folder,
+trajectory/location.py, or object storage, trajectory/objstore.py).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import pyarrow.compute as pc
 import pyarrow.dataset as pads
 
 from . import interrupts
-from .backend import Backend, write_batches
+from .backend import COMMIT_ATTEMPTS, Backend, CommitConflict, backoff, write_batches
 from .errors import NotFound, StoreError
 from .location import LocalBackend, Location
 from .tables import (  # noqa: F401 - the store's schemas, re-exported for callers
@@ -49,11 +49,19 @@ def default_store_path() -> str:
     return os.environ.get("TRAJ_STORE") or "traj-store"
 
 
-def backend_for(root: str | os.PathLike[str] | Backend | None) -> Backend:
-    """The backend a ``--store`` value names."""
+def backend_for(
+    root: str | os.PathLike[str] | Backend | None, storage_options: dict[str, str] | None = None
+) -> Backend:
+    """The backend a ``--store`` value names: object storage for a URI such as
+    ``s3://bucket/prefix`` (``storage_options`` over the standard variables), else a folder."""
     if isinstance(root, Backend):
         return root
-    return LocalBackend(root or default_store_path())
+    text = os.fspath(root or default_store_path())
+    from .objstore import ObjectBackend, is_object_uri
+
+    if is_object_uri(text):
+        return ObjectBackend(text, storage_options)
+    return LocalBackend(text)
 
 
 def _parse_format(raw: bytes) -> int:
@@ -76,11 +84,16 @@ class Store:
     """A store holding the tables above. Opening never writes; the first append creates.
 
     ``loc`` is the store's backend (the name is older than the backend contract).
+    ``storage_options``: for a store on object storage, options for delta-rs (credentials,
+    endpoint) over the standard environment variables; never shown, never stored.
     """
 
-    def __init__(self, root: str | os.PathLike[str] | Backend | None = None):
-        self.backend = backend_for(root)
+    def __init__(
+        self, root: str | os.PathLike[str] | Backend | None = None, storage_options: dict[str, str] | None = None
+    ):
+        self.backend = backend_for(root, storage_options)
         self.loc = self.backend
+        self._initialised = False
         self._check_format()
 
     def __repr__(self) -> str:
@@ -115,13 +128,16 @@ class Store:
 
     def init(self) -> None:
         """Create the store's format file (idempotent)."""
-        if self.exists:
+        if self._initialised or self.exists:
+            self._initialised = True
             return
         body = {"format": STORE_FORMAT, "created_at": now_utc().isoformat(), "tool": "traj"}
         self.backend.write_file(FORMAT_FILE, json.dumps(body).encode())
+        self._initialised = True
 
     def lock(self):  # noqa: ANN201 - a context manager
-        """The writer lock every appending command holds while it checks and commits."""
+        """The writer lock every appending command holds while it checks and commits (on
+        object storage it admits everyone: see :meth:`append`'s ``after``)."""
         return self.backend.lock()
 
     def journal_dir(self):  # noqa: ANN201 - a pathlib.Path
@@ -159,8 +175,14 @@ class Store:
         return [] if dt is None else list(dt.file_uris())
 
     def dataset(self, name: str, version: int | None = None) -> pads.Dataset:
-        files = self.files(name, version)
-        return pads.dataset(files, schema=TABLES[name], format="parquet")
+        if name not in TABLES:
+            raise StoreError(f"unknown table {name!r}")
+        try:
+            return self.backend.dataset(name, TABLES[name], version)
+        except StoreError:
+            raise
+        except Exception as exc:  # delta-rs raises several types for a missing version
+            raise StoreError(f"{name}: cannot open table at version {version}: {exc}") from exc
 
     def read(
         self,
@@ -183,10 +205,14 @@ class Store:
             return pl.LazyFrame(schema=pl.from_arrow(TABLES[name].empty_table()).schema)
         return pl.scan_delta(self.table_uri(name), version=version, storage_options=self.backend.storage_options)
 
-    def append(self, name: str, data: pa.Table | Iterable[pa.RecordBatch]) -> int:
+    def append(self, name: str, data: pa.Table | Iterable[pa.RecordBatch], *, after: int | None = None) -> int:
         """Append rows in one atomic commit; durable when this returns.
 
-        The caller holds :meth:`lock` when the append depends on what it read before.
+        An append that depends on what it read before reads at a version and passes it as
+        ``after`` (None: the table does not exist yet counts as -1): another writer's commit
+        since then raises :class:`CommitConflict` and nothing is written, so the caller reads
+        again and decides again. On a local store the caller also holds :meth:`lock`, so that
+        never happens there.
         """
         schema = TABLES[name]
         if isinstance(data, pa.Table):
@@ -196,7 +222,52 @@ class Store:
         else:
             data = write_batches(data, schema)
         self.init()
-        return self.backend.append(name, data)
+        return self.backend.append(name, data, after=after)
+
+    def append_decided(
+        self,
+        name: str,
+        decide: Callable[[int], pa.Table | None],
+        what: str,
+        keys: tuple[str, set[str]] | None = None,
+        note: Callable[[], str] | None = None,
+    ) -> int | None:
+        """Append with a check: read, decide, commit on top of what was read.
+
+        ``decide(version)`` reads the table as of ``version`` (-1: none yet) and returns the
+        rows to append (None: nothing to write), or raises to refuse. On a local store the
+        writer lock makes this one step. Without a lock (object storage), a writer that
+        committed meanwhile makes the commit fail whole. ``keys`` (a column and the values the
+        decision read, e.g. the batch's run ids): when no file added since holds one of them
+        (by the files' min/max statistics), the decision stands and is committed on top of
+        the new version at once; otherwise the rows are decided again against what is stored
+        now (they may have become present, or conflicting). Re-deciding on every lost race
+        would let a slow writer lose to faster ones again and again. ``note()`` says what was
+        committed, for the command's Ctrl-C line; the commit and its note are one step for Ctrl-C.
+        """
+        with self.lock():
+            data: pa.Table | None = None
+            seen: set[tuple[str, Any, Any]] = set()
+            for attempt in range(COMMIT_ATTEMPTS):
+                dt = self.delta(name)
+                version = -1 if dt is None else dt.version()
+                # Under the lock nobody commits meanwhile: the statistics are not needed there.
+                check = dt is not None and keys is not None and not self.backend.serialised
+                files = _file_ranges(dt, keys[0]) if check else set()
+                if data is None or not _untouched(files, seen, keys):
+                    data = decide(version)
+                    if data is None:
+                        return None
+                seen = set(files)
+                try:
+                    with interrupts.deferred():
+                        committed = self.append(name, data, after=version)
+                        if note is not None:
+                            interrupts.note(note())
+                    return committed
+                except CommitConflict:
+                    backoff(attempt)
+        raise StoreError(f"{what}: not committed: other writers kept committing first ({COMMIT_ATTEMPTS} tries)")
 
     def compact(self, name: str) -> dict[str, Any]:
         """Merge small files in one commit; the rows every query returns stay the same."""
@@ -221,9 +292,33 @@ class Store:
         return [] if dt is None else list(dt.history())
 
 
-def migrate(root: str | os.PathLike[str] | Backend | None = None) -> str:
+def _file_ranges(dt: Any, column: str) -> set[tuple[str, Any, Any]]:
+    """(path, min, max of ``column``) of each file of a Delta table, from its statistics."""
+    adds = dt.get_add_actions(flatten=True)
+    names = adds.column_names
+    lo = adds.column(f"min.{column}").to_pylist() if f"min.{column}" in names else [None] * adds.num_rows
+    hi = adds.column(f"max.{column}").to_pylist() if f"max.{column}" in names else [None] * adds.num_rows
+    return set(zip(adds.column("path").to_pylist(), lo, hi))
+
+
+def _untouched(files: set[Any], seen: set[Any], keys: tuple[str, set[str]] | None) -> bool:
+    """Whether no file added since ``seen`` can hold one of ``keys``' values. A file without
+    statistics, or with bounds long enough to have been truncated, counts as holding them."""
+    if keys is None or not seen:
+        return False
+    for _, lo, hi in files - seen:
+        if lo is None or hi is None or len(str(lo)) >= 32 or len(str(hi)) >= 32:
+            return False
+        if any(lo <= k <= hi for k in keys[1]):
+            return False
+    return True
+
+
+def migrate(
+    root: str | os.PathLike[str] | Backend | None = None, storage_options: dict[str, str] | None = None
+) -> str:
     """Record or upgrade a store's format explicitly (never done silently); what was done."""
-    backend = backend_for(root)
+    backend = backend_for(root, storage_options)
     raw = backend.read_file(FORMAT_FILE)
     fmt = 0
     if raw is not None:
@@ -245,4 +340,6 @@ def migrate(root: str | os.PathLike[str] | Backend | None = None) -> str:
     return f"{backend}: upgraded to format {STORE_FORMAT}"
 
 
-__all__ = ["FORMAT_FILE", "STORE_FORMAT", "Location", "Store", "migrate", "now_utc", "read_format"]
+__all__ = [
+    "FORMAT_FILE", "STORE_FORMAT", "CommitConflict", "Location", "Store", "migrate", "now_utc", "read_format",
+]

@@ -19,7 +19,6 @@ from collections.abc import Sequence
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from . import interrupts
 from .ingest import DEFAULT_LIMITS, Limits, parse
 from .store import Store, now_utc
 from .text import plural
@@ -42,17 +41,25 @@ def trusted_runs(store: Store) -> dict[str, int]:
 
 
 def trust_runs(store: Store, run_ids: Sequence[str], *, by: str, via: str) -> int:
-    """Register judgement runs as trusted (each once); returns how many were new."""
-    with store.lock():
+    """Register judgement runs as trusted (each once); returns how many were new.
+
+    Read, check and append as one step (Store.append_decided): on a store without a writer
+    lock (object storage), a registration committed meanwhile makes this one decide again.
+    """
+    added: list[str] = []
+
+    def decide(version: int) -> pa.Table | None:
         known = trusted_runs(store)
-        new = [r for r in dict.fromkeys(run_ids) if r not in known]
-        if not new:
-            return 0
+        added[:] = [r for r in dict.fromkeys(run_ids) if r not in known]
+        if not added:
+            return None
         first = max(known.values(), default=0) + 1
-        with interrupts.deferred():  # the commit and its note: one step for Ctrl-C
-            store.append("meta", _rows(new, first, by, via))
-            interrupts.note(f"trust in {plural(len(new), 'judgement run')}")
-    return len(new)
+        return _rows(added, first, by, via)
+
+    store.append_decided(
+        "meta", decide, "trusted judgement runs", note=lambda: f"trust in {plural(len(added), 'judgement run')}"
+    )
+    return len(added)
 
 
 def _rows(new: list[str], first: int, by: str, via: str) -> pa.Table:

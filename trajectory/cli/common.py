@@ -1,5 +1,5 @@
-"""Shared CLI plumbing: the --store option, error and Ctrl-C handling, JSON output, progress,
-and plain help rendering."""
+"""Shared CLI plumbing: the --store and --storage-option options, error and Ctrl-C handling,
+JSON output, progress, and plain help rendering."""
 
 from __future__ import annotations
 
@@ -10,10 +10,12 @@ import os
 import shlex
 import sys
 from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 from typing import Annotated, Any, TypeVar
 
 import typer
 import typer.core
+import typer.main
 
 from trajectory import interrupts
 from trajectory.errors import NotFound, TrajError
@@ -29,7 +31,7 @@ StoreOpt = Annotated[
     str | None,
     typer.Option(
         "--store",
-        help="Store folder (default: $TRAJ_STORE, else ./traj-store).",
+        help="Store folder or object-storage URI such as s3://bucket/prefix (default: $TRAJ_STORE, else ./traj-store).",
         show_default=False,
         metavar="PATH",
     ),
@@ -39,15 +41,104 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON (shapes in doc
 #: What a command prints when it finds no store where it was pointed.
 NO_STORE = "no traj store at {path} (create one with traj ingest or traj demo)"
 
+EngineOpt = Annotated[
+    str,
+    typer.Option("--engine", help="local (this machine) or ray (a Ray cluster: pip install 'traj[ray]')."),
+]
+RayAddressOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--ray-address",
+        help="With --engine ray: the cluster's address (default: a local cluster on this machine, on 127.0.0.1).",
+        show_default=False,
+    ),
+]
+
+
+def engine_cluster(engine: str, ray_address: str | None):  # noqa: ANN201 - a context manager
+    """The Ray cluster for --engine ray, else None (a null context)."""
+    import contextlib
+
+    from trajectory.engines import ENGINES
+    from trajectory.errors import TrajError
+
+    if engine not in ENGINES:
+        raise TrajError(f"--engine must be one of {', '.join(ENGINES)}, got {engine!r}")
+    if engine == "local":
+        if ray_address:
+            raise TrajError("--ray-address goes with --engine ray")
+        return contextlib.nullcontext(None)
+    from trajectory.engines.ray_engine import RayCluster
+
+    return RayCluster(ray_address)
+
+
+#: This invocation's ``--storage-option`` values (set while its options are parsed).
+STORAGE_OPTIONS: ContextVar[dict[str, str]] = ContextVar("storage_options", default={})
+
+
+def _storage_options(ctx: Any, param: Any, values: tuple[str, ...]) -> None:
+    options: dict[str, str] = {}
+    for text in values or ():
+        key, sep, value = text.partition("=")
+        if not sep or not key.strip():
+            # The value is not repeated: it may be a secret given in the wrong form.
+            raise typer.BadParameter("expected KEY=VALUE (for example AWS_ENDPOINT_URL=http://127.0.0.1:5000)")
+        options[key.strip()] = value
+    STORAGE_OPTIONS.set(options)
+
+
+StorageOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--storage-option",
+        metavar="KEY=VALUE",
+        expose_value=False,
+        callback=_storage_options,
+        help="For a store on object storage: a delta-rs storage option (credentials, endpoint) over the "
+        "standard variables (AWS_ACCESS_KEY_ID, AWS_ENDPOINT_URL, ...). Repeatable; never shown or stored.",
+        show_default=False,
+    ),
+]
+
+
+def storage_option() -> Any:
+    """A --storage-option parameter, as typer builds it (for commands that did not declare it)."""
+
+    def template(storage_option: StorageOpt = None) -> None:
+        """Only the option matters."""
+
+    holder = typer.Typer()
+    holder.command()(template)
+    return typer.main.get_command(holder).params[0]
+
+
+def add_storage_option(group: Any) -> None:
+    """Give every command that takes --store a --storage-option too."""
+    for cmd in group.commands.values():
+        if hasattr(cmd, "commands"):
+            add_storage_option(cmd)
+        elif any("--store" in p.opts for p in cmd.params) and not any(
+            "--storage-option" in p.opts for p in cmd.params
+        ):
+            cmd.params.append(storage_option())
+
+
+
+def storage_options() -> dict[str, str] | None:
+    return dict(STORAGE_OPTIONS.get()) or None
+
+
 
 def open_store(path: str | None, *, create: bool = False) -> Store:
-    """The store at ``path`` (else $TRAJ_STORE, else ./traj-store).
+    """The store at ``path`` (else $TRAJ_STORE, else ./traj-store), with this invocation's
+    --storage-option values.
 
     Only commands that write events (``create=True``: ingest, import, demo) may start a new
     store; for every other command a missing store is an error, never an empty answer (a
     mistyped --store must not look like a store with nothing in it).
     """
-    store = Store(path or default_store_path())
+    store = Store(path or default_store_path(), storage_options=storage_options())
     if not create and not store.exists:
         raise NotFound(NO_STORE.format(path=path or default_store_path()))
     return store
@@ -226,7 +317,12 @@ class PlainCommand(typer.core.TyperCommand):
 
 
 class PlainGroup(typer.core.TyperGroup):
-    """A command group whose --help is plain text, commands listed in the order they were added."""
+    """A command group whose --help is plain text, commands listed in the order they were added;
+    its commands' --store gets the --storage-option that goes with it."""
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        add_storage_option(self)
 
     def list_commands(self, ctx: Any) -> list[str]:
         return list(self.commands)

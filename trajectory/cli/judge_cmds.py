@@ -22,7 +22,8 @@ from trajectory.text import plural
 from trajectory.termsafe import term_safe
 
 from .common import (
-    JsonOpt, StoreOpt, command, command_line, echo_json, handle_errors, open_store, progress, show_progress,
+    EngineOpt, JsonOpt, RayAddressOpt, StoreOpt, command, command_line, echo_json, engine_cluster, handle_errors,
+    open_store, progress, show_progress,
 )
 
 
@@ -115,6 +116,8 @@ def judge(
     split: Annotated[
         str, typer.Option("--split", help="Show the verdicts of this pool's runs (holdout: the look is recorded).")
     ] = "tune",
+    engine: EngineOpt = "local",
+    ray_address: RayAddressOpt = None,
     json_: JsonOpt = False,
     store: StoreOpt = None,
 ) -> None:
@@ -141,7 +144,14 @@ def judge(
         config = resolve_config(llm_base_url, llm_key, llm_model, **limits)
         report = ask_and_record(s, resolver, config, suite=suite, run_ids=run, where=where, batch=batch)
         typer.echo(report.line(), err=json_)
-    with progress("judging", enabled=show_progress(json_), unit="runs") as update:
+    with engine_cluster(engine, ray_address) as cluster, progress(
+        "judging", enabled=show_progress(json_), unit="runs"
+    ) as update:
+        from_engine = None
+        if cluster is not None:
+            from trajectory.engines.ray_engine import RayEngine
+
+            from_engine = RayEngine(cluster)
         result = judge_runs(
             s,
             resolver,
@@ -154,6 +164,7 @@ def judge(
             workers=max(1, workers),
             timeout=timeout or None,
             progress=update,
+            engine=from_engine,
         )
     result, hidden = shown_pool(s, result, split)
     flips = dry_run_diff(s, result) if dry_run else None

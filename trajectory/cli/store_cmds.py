@@ -21,13 +21,15 @@ from trajectory.query import format_table
 from trajectory.query_limits import MAX_ROWS, MEMORY, TIMEOUT, QueryLimits, human_size
 from trajectory.recorder import recover
 from trajectory.show import list_runs, run_query, show_json, status as store_status, timeline
+from trajectory.store import default_store_path
 from trajectory.store import migrate as migrate_store
 from trajectory.redact import redact_text
 from trajectory.termsafe import term_safe
 from trajectory.text import plural
 
 from .common import (
-    JsonOpt, StoreOpt, command, echo_json, handle_errors, open_store, progress, show_progress, sub_app,
+    EngineOpt, JsonOpt, RayAddressOpt, StoreOpt, command, echo_json, engine_cluster, handle_errors, open_store,
+    progress, show_progress, storage_options, sub_app,
 )
 
 SplitOpt = Annotated[
@@ -40,9 +42,18 @@ RUNS_PAGE = 50
 export_app = sub_app("Write stored data out.")
 
 
+def expand_inputs(names: list[str]) -> list[str]:
+    """Files as given; a folder stands for its ``*.jsonl`` files, in name order."""
+    out: list[str] = []
+    for name in names:
+        path = Path(name)
+        out += [str(p) for p in sorted(path.glob("*.jsonl"))] if name != "-" and path.is_dir() else [name]
+    return out
+
+
 @handle_errors
 def ingest(
-    files: Annotated[list[str], typer.Argument(help="JSON Lines files, or - for standard input.", metavar="FILE")],
+    files: Annotated[list[str], typer.Argument(help="JSON Lines files or folders of them, or - for standard input.", metavar="FILE")],
     store: StoreOpt = None,
     max_line_bytes: Annotated[int, typer.Option(min=1, help="Longest accepted line.", metavar="N")] = DEFAULT_LIMITS.max_line_bytes,
     max_depth: Annotated[int, typer.Option(min=1, help="Deepest accepted JSON nesting.", metavar="N")] = DEFAULT_LIMITS.max_depth,
@@ -51,31 +62,28 @@ def ingest(
         bool,
         typer.Option(help="Let the LLM judgement runs in these files count (e.g. exported from a store you trust)."),
     ] = False,
+    engine: EngineOpt = "local",
+    ray_address: RayAddressOpt = None,
     json_: JsonOpt = False,
 ) -> None:
     """Append events; each file is one batch, written entirely or not at all."""
     s = open_store(store, create=True)
     limits = Limits(max_line_bytes, max_depth, max_events_per_run)
     total = [0, 0, 0, 0]
-    failed = False
+    files = expand_inputs(files)
     out: list[dict[str, Any]] = []
-    with progress("reading", enabled=show_progress(json_), unit="lines") as update:
-        results = ingest_files(s, files, limits, split_of=SuiteResolver(s).split_of, trust_judgements=trust_judgements,
-                               progress=lambda name, done, size: update(done, size, f"reading {name}"))
-        for name, result in results:
-            if isinstance(result, Exception):
-                typer.echo(redact_text(f"error: {result}"), err=True)
-                typer.echo(f"{name}: refused, nothing written", err=True)
-                out.append({"source": name, "refused": redact_text(str(result))})
-                failed = True
-                continue
-            out.append(dataclasses.asdict(result))
-            if not json_:
-                typer.echo(result.line())
-                if result.trusted is not None:
-                    typer.echo(f"{result.source}: {plural(result.trusted, 'judgement run')} newly trusted")
-            for i, v in enumerate((result.runs, result.events, result.new, result.present)):
-                total[i] += v
+    with engine_cluster(engine, ray_address) as cluster, progress(
+        "reading", enabled=show_progress(json_), unit="lines"
+    ) as update:
+        split_of = SuiteResolver(s).split_of
+        if cluster is None:
+            results = ingest_files(s, files, limits, split_of=split_of, trust_judgements=trust_judgements,
+                                   progress=lambda name, done, size: update(done, size, f"reading {name}"))
+        else:
+            from trajectory.engines.ray_engine import ingest_files_ray
+
+            results = ingest_files_ray(s, files, limits, split_of=split_of, trust_judgements=trust_judgements)
+        failed = _print_ingest(results, total, out, json_)
     if json_:
         for row in out:
             echo_json(row)
@@ -84,6 +92,27 @@ def ingest(
                    f"{total[2]} new, {total[3]} already present")
     if failed:
         raise typer.Exit(1)
+
+
+def _print_ingest(results, total: list[int], out: list[dict[str, Any]], json_: bool) -> bool:  # noqa: ANN001
+    """One line per file (refusals on stderr), adding to ``total`` and ``out`` (the JSON rows);
+    whether any file was refused."""
+    failed = False
+    for name, result in results:
+        if isinstance(result, Exception):
+            typer.echo(redact_text(f"error: {result}"), err=True)
+            typer.echo(f"{name}: refused, nothing written", err=True)
+            out.append({"source": name, "refused": redact_text(str(result))})
+            failed = True
+            continue
+        out.append(dataclasses.asdict(result))
+        if not json_:
+            typer.echo(result.line())
+            if result.trusted is not None:
+                typer.echo(f"{result.source}: {plural(result.trusted, 'judgement run')} newly trusted")
+        for i, v in enumerate((result.runs, result.events, result.new, result.present)):
+            total[i] += v
+    return failed
 
 
 @handle_errors
@@ -267,7 +296,7 @@ def recover_(json_: JsonOpt = False, store: StoreOpt = None) -> None:
 @handle_errors
 def migrate(json_: JsonOpt = False, store: StoreOpt = None) -> None:
     """Record or upgrade the store's format explicitly (never done silently)."""
-    done = migrate_store(store)
+    done = migrate_store(store or default_store_path(), storage_options())
     if json_:
         echo_json({"result": done})
     else:

@@ -48,6 +48,7 @@ def judge_runs(
     partition: int = 2000,
     progress: Callable[[int, int], None] | None = None,
     hook: StageHook | None = None,
+    engine: Any = None,
 ) -> PassResult:
     """One judging pass over the selected finished runs.
 
@@ -56,13 +57,15 @@ def judge_runs(
     so the result does not depend on the number of workers. A judge that raises, or runs past
     ``timeout`` seconds on one run, gives that run an ``error`` verdict and the pass goes on.
     ``hook(stage, seconds)`` is told the time of each stage (select, load_replay, judge, write).
+    ``engine``: another engine that judges the partitions (``trajectory.engines``: a Ray
+    cluster), with the same budgets and isolation; selection and the pass's commit stay here.
     """
     started = now_utc()
     t = time.perf_counter()
     sel = select_runs(store, suite=suite, run_ids=run_ids, where=where, batch=batch)
     ctx = PassContext(
         store=store,
-        specs=resolver.specs(set(sel.suites.values())) if workers > 1 else {},
+        specs=resolver.specs(set(sel.suites.values())) if workers > 1 or engine is not None else {},
         suites=sel.suites,
         judgements=recorded_judgements(store),
         timeout=timeout,
@@ -77,8 +80,11 @@ def judge_runs(
     versions: dict[str, str] = {}
     judging = Judging(ctx, resolver=resolver, hook=hook)
     try:
-        if workers > 1 and len(parts) > 1:
-            done = judge_on_workers(parts, workers, ctx, judging, progress)
+        if engine is not None or (workers > 1 and len(parts) > 1):
+            if engine is not None:
+                done = engine.judge(parts, ctx, judging, progress)
+            else:
+                done = judge_on_workers(parts, workers, ctx, judging, progress)
             for part in parts:
                 part_rows, part_versions = done[part[0]]
                 rows.extend(part_rows)

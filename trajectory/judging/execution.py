@@ -138,10 +138,14 @@ class Watchdog:
             time.sleep(0.05)
             run_id = self.run_id
             if run_id is not None and time.monotonic() > self.deadline:
-                path = os.path.join(self.folder, f"{os.getpid()}.hung")
-                with open(path, "w", encoding="utf-8") as fh:
-                    fh.write(run_id)
+                self.record(run_id)
                 os._exit(70)
+
+    def record(self, run_id: str) -> None:
+        """Tell the parent which run hung (another engine tells it its own way)."""
+        path = os.path.join(self.folder, f"{os.getpid()}.hung")
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(run_id)
 
 
 class Judging:
@@ -367,18 +371,28 @@ def judge_on_workers(
                         found = True
                 if not found:
                     raise RuntimeError("a judging worker died without its watchdog saying why")
-        # Each run the watchdog killed gets its error verdict in its partition, in run order.
-        for run_id in hung:
-            part = next(p for p in parts if run_id in p)
-            part_rows, versions = done[part[0]]
-            state = batch_states(ctx.store, [run_id], Reads(screens=0, steps=False), errors={}).get(run_id)
-            assert state is not None
-            verdict = Verdict.error(
-                f"judge did not stop at its time budget of {ctx.timeout:g}s; its worker was killed"
-            )
-            with Views(ctx.store, split=None) as views:
-                split = run_splits(views, [run_id]).get(run_id)
-            row = verdict_row(ctx.pass_id, state, verdict, parent.version_of(state), ctx.at, split)
-            order = {r: i for i, r in enumerate(part)}
-            done[part[0]] = (sorted(part_rows + [row], key=lambda r: order[r["run_id"]]), versions)
+    add_hung_verdicts(done, parts, hung, ctx, parent)
     return done
+
+
+def add_hung_verdicts(
+    done: dict[str, tuple[list[dict[str, Any]], dict[str, str]]],
+    parts: list[list[str]],
+    hung: Sequence[str] | dict[str, str] | set[str],
+    ctx: PassContext,
+    parent: Judging,
+) -> None:
+    """Each run a watchdog killed gets its error verdict in its partition, in run order."""
+    for run_id in hung:
+        part = next(p for p in parts if run_id in p)
+        part_rows, versions = done[part[0]]
+        state = batch_states(ctx.store, [run_id], Reads(screens=0, steps=False), errors={}).get(run_id)
+        assert state is not None
+        verdict = Verdict.error(
+            f"judge did not stop at its time budget of {ctx.timeout:g}s; its worker was killed"
+        )
+        with Views(ctx.store, split=None) as views:
+            split = run_splits(views, [run_id]).get(run_id)
+        row = verdict_row(ctx.pass_id, state, verdict, parent.version_of(state), ctx.at, split)
+        order = {r: i for i, r in enumerate(part)}
+        done[part[0]] = (sorted(part_rows + [row], key=lambda r: order[r["run_id"]]), versions)
