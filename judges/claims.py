@@ -33,7 +33,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from . import dates as D
-from .tokens import QUOTE_RE, Clause, Scan, Token, _denies, denies_at, scan
+from .tokens import QUOTE_RE, Clause, Scan, Token, _denies, denies_at, negators, scan
 
 __all__ = ["rain_on", "rain_days", "more_of", "outclaimed", "TIE"]
 
@@ -277,9 +277,15 @@ def more_of(
 _WORD_RE = re.compile(r"[a-z][a-z0-9]*|[\u4e00-\u9fff\d]+")
 
 
+# A rank however it is written (第1名, 排第1, Top1, No.1, #1, 榜首) is one word, "#1": "Top1是
+# 《霸王别姬》" speaks to "第一名是哪部" as much as "第一名是《霸王别姬》" does.
+_RANK_RE = re.compile(r"(?:第|(?<![a-z])top\s*|(?<![a-z])no\.?\s*|#)(\d{1,3})(?!\d)|(?P<first>榜首|首位|冠军|头名)", re.IGNORECASE)
+
+
 def _words(text: str) -> set[str]:
-    """What a clause talks about: pairs of Chinese characters (and digits) and whole Latin words."""
-    out: set[str] = set()
+    """What a clause talks about: pairs of Chinese characters (and digits), whole Latin words and
+    ranks."""
+    out: set[str] = {"#1" if m.group("first") else f"#{int(m.group(1))}" for m in _RANK_RE.finditer(text)}
     for m in _WORD_RE.finditer(text.casefold()):
         w = m.group(0)
         if w[0].isascii() and w[0].isalpha():
@@ -345,8 +351,17 @@ def outclaimed(s: Scan, span: tuple[int, int], question: str) -> bool:
         return len(_words(text[c.start : c.end]) & want)
 
     own = speaks(span[0])
+    # 《肖申克的救赎》并未排第一: a negation after the value denies what its clause says of it, so
+    # a rival asserted for the same question, not less to the point, is the claim.
+    c = s.clause_at(span[0])
+    own_denied = any(start >= span[1] - c.start for start, _, _ in negators(s.text[c.start : c.end]))
+
+    def beats(sp: tuple[int, int]) -> bool:
+        other = speaks(sp[0])
+        return other > own or (own_denied and other == own and other > 0 and s.clause_at(sp[0]) != c)
+
     return any(
-        k != key and k not in asked and asserted_at(s, *sp) and speaks(sp[0]) > own
+        k != key and k not in asked and asserted_at(s, *sp) and beats(sp)
         for sp, k in values
         if not (sp[0] < span[1] and span[0] < sp[1])
     )

@@ -95,7 +95,9 @@ NOT_NEGATIONS = (
     "无懈可击 无可挑剔 "
     "非常 非洲 南非 是非 除非 莫非 莫斯科 莫名 "
     "别的 别人 特别 区别 分别 类别 级别 告别 性别 识别 差别 个别 别墅 别名 别称 辨别 鉴别 "
-    "是否 否则 否认 可以为 难以为"
+    "是否 否则 否认 可以为 难以为 "
+    # Double negations assert: 不会不下雨 is "it will rain", 不能不去 "must go".
+    "不会不 不能不 不可能不 不是不 没有不 无不 不得不"
 ).split()
 # Bounds: "不到1小时" is less than an hour (an approximation), not a denial; 看不到 is one.
 BOUND_NEGATIONS = "不到 不足 不止 不超过 不少于 不低于 不高于 不多于 没有超过 没超过 不满".split()

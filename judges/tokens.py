@@ -244,7 +244,7 @@ _VERSION_RE = re.compile(
 _PAREN_RE = re.compile(r"\([^()]*\)|【[^【】]*】")
 _EN_APPROX_BEFORE = re.compile(
     r"(?<![a-z])(?:" + "|".join(re.escape(w) for w in sorted(L.APPROX_BEFORE_EN, key=len, reverse=True))
-    + r")\s*$|(?<![\d%°度])\s*[~≈]\s*$",
+    + r")\s*$|(?<![\d%°度])(?<!°[CFcf])\s*[~≈]\s*$",
     re.IGNORECASE,
 )
 # 大概能睡7.5小时, 大约需要50分钟: the approximation word may stand a few characters before.
