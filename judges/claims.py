@@ -44,6 +44,7 @@ _DRY_RE = re.compile(r"晴|多云|阴|(?<![a-z])(?:sunny|clear|cloudy|overcast|d
 _UNLIKELY_RE = re.compile(r"(?:可能性|概率|几率|机会|可能)(?:很|比较|非常)?(?:不大|很小|很低|较低|较小|低|小)"
                           r"|(?<![a-z])(?:unlikely|little chance|low chance)(?![a-z])", re.IGNORECASE)
 _UNSURE_RE = re.compile(r"不一定|说不定|不确定|不好说|难说|也可能不|也许不|或许不|或者不|(?<![a-z])(?:not sure|maybe not|uncertain)(?![a-z])", re.IGNORECASE)
+_ELLIPTIC_RE = re.compile(r"(?:[会要将也还没不]|能)(下)(?:了|的|呢)?$")
 _BARE_YES = frozenset("会 会的 要 要的 需要 是 是的 对 有 会下 下 yes yeah yep 需要带".split())
 _BARE_NO = frozenset("不会 不 不要 不需要 没有 不下 否 no nope 不用 不必 不会的".split())
 _EDGE = " ,.;:!?()\"'“”、，。；：！？"
@@ -81,6 +82,10 @@ def _rain_polarity(s: Scan, clause: Clause) -> set[str]:
         # 不下雨, 不用带伞: a negator before the rain word denies it; 下雨不冷, 雨不大 still rain.
         said = {"no" if denies_at(body, m.start(), m.end()) else "yes" for m in rain}
         return {"yes"} if "yes" in said else {"no"}
+    # 明天不会下, 后天会下: in an answer about rain, a clause ending on 下 leaves 雨 unsaid.
+    elliptic = _ELLIPTIC_RE.search(body.rstrip(_EDGE))
+    if elliptic and not clause.retracted:
+        return {"no" if denies_at(body, elliptic.start(1), elliptic.end(1)) else "yes"}
     dry = _DRY_RE.search(body)
     if dry and not clause.retracted:
         # 晴天不冷 is dry; 不是晴天 says nothing about rain.
@@ -192,7 +197,10 @@ _LESS = r"(?:冷|凉快|凉|低|colder|cooler|lower)"
 _ADV = r"(?:还|更|稍|略|要|更加|稍微|略微|比较|一些|一点|些)*"
 # A name after 比/没有/不如 is what the other is compared with, not the subject.
 _NOT_OBJECT = r"(?<!比)(?<!没有)(?<!不如)(?<!不及)(?<!than )"
-_TIE_RE = re.compile(r"一样|相同|差不多|持平|相等|都是|(?<![a-z])(?:same|equal|tied?)(?![a-z])", re.IGNORECASE)
+_TIE_RE = re.compile(
+    r"一样|相同|差不多|持平|相等|都是|(?<![a-z])(?:same|equal|tied?|both\s+(?:are|were|at|have|show|read)|neither\s+is)(?![a-z])",
+    re.IGNORECASE,
+)
 
 
 def more_of(
