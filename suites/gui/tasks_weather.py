@@ -12,6 +12,7 @@ from judges.claims import TIE, more_of, rain_days, rain_on
 from judges.dates import expected_date, now_date
 from judges.matchers import has_close_number, match_value, phrase_hits
 from judges.tokens import Scan, scan
+from judges.subjects import Subject
 from judges.units import fits
 
 from .apps import Weather
@@ -25,6 +26,21 @@ def city(default: str) -> Enum:
     return Enum(CITY_VALUES, default=default, subject=True)
 
 
+# "上海明天小雨，今天中雨" says 中雨 of today: a question about today (or now) reads what the
+# answer says of today, not of the other days it names.
+TODAY = Subject(
+    asked=("今天", "今日", "现在", "当前", "目前", "today", "now", "currently"),
+    others=("明天", "明日", "后天", "大后天", "昨天", "昨日", "前天", "tomorrow", "yesterday"),
+)
+# "北京实际温度18度，体感20度" gives 18 as the temperature: the feels-like reading and the day's
+# high and low are other readings.
+READING = Subject(
+    asked=("实际温度", "实际气温", "实际", "气温", "温度", "temperature"),
+    others=("体感温度", "体感", "最高气温", "最低气温", "最高温度", "最低温度", "最高", "最低",
+            "feels like", "feels-like", "high of", "low of"),
+)
+
+
 def _w(obs: Observation, *, final: bool = False) -> Weather:
     return Weather(obs.app("weather", final=final))
 
@@ -35,6 +51,7 @@ class CheckCurrentTemp(AnswerTask):
     parameters = {"city": city("beijing")}
     answer = "apps.weather.cities[id={city}].current.temp"
     answer_fields = [{"type": "number", "label": "{city}当前温度（°C）"}]
+    aspects = (TODAY, READING)
     unit = "°C"  # "北京现在20华氏度" does not state 20°C
 
 
@@ -44,12 +61,14 @@ class CheckCondition(AnswerTask):
     parameters = {"city": city("shanghai")}
     answer = "apps.weather.cities[id={city}].current.condition"
     answer_fields = [{"type": "text", "label": "天气状况", "hint": "e.g. 多云"}]
+    aspects = (TODAY,)
 
 
 class CheckDetailMetric(AnswerTask):
     """The field's type and label follow the metric parameter (numeric metrics are numbers)."""
 
     app = "weather"
+    aspects = (TODAY,)
     templates = ("{city}现在的{metric}是多少？",)
     parameters = {
         "city": city("beijing"),
@@ -73,6 +92,7 @@ class CheckHighLow(AnswerTask):
     """Two same-typed fields: per-field matching (Path A) catches a swapped high and low."""
 
     app = "weather"
+    aspects = (TODAY,)
     templates = ("{city}今天最高和最低气温分别是多少？",)
     parameters = {"city": city("beijing")}
     answer_hint = "只填数字，不要带单位"
