@@ -30,7 +30,8 @@ Decisions, each pinned by the named cases in tests/test_tokens.py:
   cannot …) count unless they are part of a word that does not deny (不错, 未来, 非常, 无论,
   毫无疑问, 不得不), a state (3条未读消息), a bound before a number (不到1小时) or a modifier
   before 的 and a noun (不下雨的日子有3天). Potential and modal negations (去不了, 看不到, 不会)
-  are negations. A-not-A (会不会) makes the clause a question.
+  are negations. A-not-A (会不会) makes the clause a question. A date is denied by a negation
+  anywhere in its clause: it says when something happens, and 明天不会响 says not tomorrow.
 """
 
 from __future__ import annotations
@@ -427,6 +428,9 @@ class Scan:
             clause = self.clause_at(t.start)
             body = text[clause.start : clause.end]
             denied = denies_at(body, t.start - clause.start, t.end - clause.start)
+            if t.kind == "date" and not denied:
+                # A day is when something happens: "明天不会响" denies that it rings that day.
+                denied = any(start >= t.end - clause.start for start, _, _ in negators(body))
             out.append(
                 replace(
                     t,

@@ -13,7 +13,7 @@ from judges.base import Check
 from judges.dates import expected_date, now_date, resolve
 from judges.lexicon import OFF_STATES
 from judges.matchers import bipartite_complete, expected_times, match_date, match_duration, match_time, match_value, time_close
-from judges.tokens import scan
+from judges.tokens import _denies, scan
 from judges.units import fits
 
 __all__ = ["TEMPERATURE_UNITS", "text_matches", "value_check", "stated_list", "list_check"]
@@ -78,7 +78,8 @@ def stated_list(matcher: str, text: str, os_state: Any, *, units: tuple[str, ...
 
     def listed(t: Any) -> bool:
         clause = s.clause_at(t.start)
-        return not (t.hedged or clause.negated or OFF_STATE_RE.search(s.text, clause.start, clause.end))
+        body = _own_part(s.text, clause.start, clause.end, t.start)
+        return not (t.hedged or (clause.negated and _denies(body)) or OFF_STATE_RE.search(body))
 
     if matcher == "date":
         now = now_date(os_state)
@@ -102,6 +103,20 @@ def stated_list(matcher: str, text: str, os_state: Any, *, units: tuple[str, ...
             continue
         out.append(t.value)
     return out
+
+
+_ASIDE_RE = re.compile(r"\([^()]*\)|【[^【】]*】")
+
+
+def _own_part(text: str, start: int, end: int, pos: int) -> str:
+    """The part of a clause that speaks of the item at `pos`: an aside in brackets speaks of its
+    own items ("22:50（18:45的已关闭）" says nothing is off about 22:50), the rest of the others."""
+    body = text[start:end]
+    asides = [m.span() for m in _ASIDE_RE.finditer(body)]
+    for a, b in asides:
+        if a <= pos - start < b:
+            return body[a:b]
+    return "".join(" " if any(a <= i < b for a, b in asides) else ch for i, ch in enumerate(body))
 
 
 def list_check(name: str, matcher: str, compare: str, expected: list[Any], text: str | None, os_state: Any,
