@@ -135,6 +135,8 @@ def _readings(h: int, minute: int, m: re.Match[str], *, colon: bool, padded: boo
     if ampm and 1 <= h <= 12:
         # 12 AM is midnight and 12 PM noon; AM/PM after 0 or 13-23 adds nothing.
         return [(h % 12 + (12 if ampm == "p" else 0), minute)]
+    if _group(m, "period2") == "上午" and h == 12:
+        return [(0, minute)]  # a clock screen's "12:30 上午" is its 12:30 AM, half past midnight
     period = _group(m, "period") or _group(m, "period2")
     if period:
         return [(period_hour(period, h), minute)]
