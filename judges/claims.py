@@ -157,6 +157,9 @@ def rain_days(text: str, os_state: object) -> set[dt.date]:
             )
             if _rains(own):
                 out |= _expand(s, seg_tokens, now)
+    if not out and pending and not any(_rain_polarity(s, c) for c in s.clauses):
+        # "今天、明天、4月9号": an answer that only lists days answers "which days rain".
+        out = pending
     return out
 
 
@@ -198,7 +201,7 @@ _ADV = r"(?:还|更|稍|略|要|更加|稍微|略微|比较|一些|一点|些)*"
 # A name after 比/没有/不如 is what the other is compared with, not the subject.
 _NOT_OBJECT = r"(?<!比)(?<!没有)(?<!不如)(?<!不及)(?<!than )"
 _TIE_RE = re.compile(
-    r"一样|相同|差不多|持平|相等|都是|(?<![a-z])(?:same|equal|tied?|both\s+(?:are|were|at|have|show|read)|neither\s+is)(?![a-z])",
+    r"一样|相同|一致|差不多|持平|相等|都是|(?<![a-z])(?:same|equal|tied?|both\s+(?:are|were|at|have|show|read)|neither\s+is)(?![a-z])",
     re.IGNORECASE,
 )
 

@@ -128,6 +128,9 @@ OFF_STATES = tuple(
     "关着 关闭 关掉 关了 已关 关上 是关的 没开 没有开 没打开 未开 未开启 未启用 停用 禁用 off disabled".split()
 ) + ("turned off", "switched off")
 
+# Words that leave an item out of a list: "7:00、14:30、22:50，除了18:45".
+EXCLUSIONS = ("除了", "除去", "不包括", "不含", "以外", "except", "excluding", "apart from", "other than")
+
 # -- clauses -----------------------------------------------------------------------------------
 
 # Words that start a new clause even without a comma: the negation of one side does not reach
@@ -152,7 +155,9 @@ APPROX_BEFORE_EN = (
 APPROX_AFTER_DIGITS = ("多", "余", "来", "几", "+")
 APPROX_AFTER_UNIT = ("左右", "上下", "出头", "开外", "以上", "以下", "以内", "之内", "or so", "ish")
 # Between two values of one kind: the answer offers either, so it states neither.
-HEDGE_WORDS = ("或者是", "或者", "或是", "或", "还是", "要么", "也可能是", "也可能", "or", "either")
+HEDGE_WORDS = ("或者是", "或者", "或是", "或", "还是", "要么", "也可能是", "也可能", "也许", "或许", "or", "either")
+# English words that offer a second value as another possibility: "6:40, maybe 7:40".
+EN_HEDGE_WORDS = ("or", "maybe", "perhaps", "possibly")
 # Between two values of one kind: a range (both ends are stated, neither is the value).
 RANGE_WORDS = ("~", "～", "-", "–", "—", "到", "至", "to")
 
@@ -182,3 +187,25 @@ VERSION_WORDS = (
     "originos oneui one ui flyme funtouch realme ui 版本号 版本 系统版本 version ver python java "
     "chrome 微信 v"
 ).split(" ")
+
+
+# -- English names of Chinese values ------------------------------------------------------------
+
+# An answer in English names a weather condition or a wind direction in English: "light rain"
+# states 小雨, "east wind" 东风. Each English name is matched whole ("east wind" is not in
+# "southeast wind").
+_DIRS = {"东": "east", "南": "south", "西": "west", "北": "north"}
+EN_NAMES: dict[str, tuple[str, ...]] = {
+    "晴": ("sunny", "clear"),
+    "多云": ("cloudy", "partly cloudy"),
+    "阴": ("overcast",),
+    "小雨": ("light rain",),
+    "中雨": ("moderate rain",),
+    "大雨": ("heavy rain",),
+    "阵雨": ("showers", "rain showers"),
+    "雷阵雨": ("thunderstorms", "thunderstorm", "thundershowers"),
+    **{f"{a}风": (f"{_DIRS[a]} wind", f"{_DIRS[a]}erly") for a in _DIRS},
+    # 东南风 is the southeast wind: English says north/south first.
+    **{f"{b}{a}风": (f"{_DIRS[a]}{_DIRS[b]} wind", f"{_DIRS[a]}-{_DIRS[b]} wind", f"{_DIRS[a]}{_DIRS[b]}erly")
+       for a in "南北" for b in "东西"},
+}

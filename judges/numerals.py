@@ -128,6 +128,9 @@ _CAPITAL_RE = re.compile(r"[零壹贰貳叁參肆伍陆陸柒捌玖拾佰仟萬�
 _KUAI_RE = re.compile(r"(?<![\d.])(\d+)\s*块\s*(\d)(?:\s*[毛角])?(?![\d.])(?!\s*(?:个|块|分|[a-zA-Z]))")
 
 
+_PERCENT_WORD_RE = re.compile(r"(?<=\d)\s*(?:percent|per\s+cent)(?![a-z])", re.IGNORECASE)
+
+
 def _en_signs(s: str) -> str:
     def minus(m: re.Match[str]) -> str:
         return m.group(0) if re.search(r"\d\s*$", s[: m.start()]) else "-"
@@ -347,6 +350,7 @@ def fold(text: object) -> str:
     s = _CAPITAL_RE.sub(lambda m: m.group(0).translate(_CAPITAL).replace("億", "亿").replace("萬", "万"), s)
     if re.search(r"[a-zA-Z]", s):
         s = _en_signed_words(_en_numbers(s))
+        s = _PERCENT_WORD_RE.sub("%", s)  # 8.93 percent is 8.93%
         s = _en_signs(s)
         # RMB25 is 25 yuan: a currency code is not part of the number's word.
         s = _CURRENCY_RE.sub(r"\1 ", s)

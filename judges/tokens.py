@@ -91,7 +91,7 @@ _CLAUSE_WORD_CN = "|".join(
     ("(?<!不)" + w if w.startswith("但") else w) for w in sorted(L.CLAUSE_WORDS_CN, key=len, reverse=True)
 )
 _BOUNDARY_RE = re.compile(
-    r"(?P<punct>[。;!?\n]|(?<!\d),|,(?!\d{3}(?!\d))|\.(?=\s|$|[\u4e00-\u9fff])(?<![a-z]\.[a-z]\.)(?<!\bno\.))"
+    r"(?P<punct>[。;!?\n]|\s[—–]\s|——|(?<!\d),|,(?!\d{3}(?!\d))|\.(?=\s|$|[\u4e00-\u9fff])(?<![a-z]\.[a-z]\.)(?<!\bno\.))"
     rf"|(?P<word>{_CLAUSE_WORD_CN}"
     rf"|(?<![a-z])(?:{'|'.join(L.CLAUSE_WORDS_EN)})(?![a-z]))",
     re.IGNORECASE,
@@ -254,7 +254,7 @@ _CN_APPROX_BEFORE = re.compile(
 )
 _HEDGE_RE = re.compile(
     r"^[^。;!?\n\d]*?(?:" + "|".join(re.escape(w) for w in L.HEDGE_WORDS if w.isascii() is False)
-    + r"|(?<![a-z])or(?![a-z]))[^。;!?\n\d]*$",
+    + r"|(?<![a-z])(?:" + "|".join(L.EN_HEDGE_WORDS) + r")(?![a-z]))[^。;!?\n\d]*$",
     re.IGNORECASE,
 )
 _RANGE_RE = re.compile(r"^\s*(?:从)?(?:" + "|".join(re.escape(w) for w in L.RANGE_WORDS) + r"|until|till|through)\s*$")

@@ -88,6 +88,17 @@ MATCHER_CASES = [
     # dates: a negation in the date's clause denies it
     ("date_denied_after", DT, "2026-04-06", "明天不会响，下周二才响", False),
     ("date_asserted_after_denial", DT, "2026-04-07", "明天不会响，后天才响", True),
+    # one value: English and Chinese hedge words between two values
+    ("hedge_maybe", T, "06:40", "6:40, maybe 7:40", False),
+    ("hedge_perhaps", V, 20, "20 degrees, perhaps 21", False),
+    ("no_hedge_one_value", T, "06:40", "6:40, maybe earlier", True),
+    ("hedge_days_or", DT, "2026-04-06", "April 6th or 7th", False),
+    ("one_day_of_a_list", DT, "2026-04-06", "April 6th", True),
+    # whole values: a high/low pair is no date; English percent
+    ("slash_pair_is_no_date", V, 23, "23/15度", True),
+    ("slash_date_still_a_date", DT, "2026-04-10", "4/10", True),
+    ("percent_word", V, 8.93, "8.93 percent", True),
+    ("percent_word_whole", V, 8.9, "8.93 percent", False),
     # negation: double negation asserts
     ("double_negation_value", V, "去", "不能不去", True),
     ("single_negation_value", V, "去", "不能去", False),
@@ -111,6 +122,13 @@ def test_claim_readers():
     assert rain_days("上海4月5、6、9日有雨", SUNDAY) == days
     assert rain_days("Shanghai: rain on April 5, 6 and 9", SUNDAY) == days
     assert rain_days("4月5日有雨，6度", SUNDAY) == {dt.date(2026, 4, 5)}
+    # an answer that only lists days answers "which days rain"; one that names weather does not
+    assert rain_days("今天、明天、4月9号", SUNDAY) == days
+    assert rain_days("今天、明天晴", SUNDAY) == set()
+    # a dash set off by spaces ends a clause: its negation does not reach the next one
+    assert rain_on("Tomorrow it won't stay dry — expect rain", tomorrow, SUNDAY) is True
+    assert rain_on("Tomorrow — no rain", tomorrow, SUNDAY) is False
+    assert more_of("北京和杭州温度一致", "北京", "杭州") == "tie"
 
 
 # -- GUI suite ---------------------------------------------------------------------------------
@@ -143,6 +161,19 @@ GUI_CASES = [
     ("double_negation_yes", lambda: W.IsRainyTomorrow(city="广州"), text("广州明天不会不下雨"), "fail"),
     ("aside_names_the_off_alarm", C.EnabledAlarmTimes, text("7:00，14:30，22:50（18:45的已关闭）"), "pass"),
     ("aside_does_not_hide_an_extra", C.EnabledAlarmTimes, text("7:00，14:30，22:50，18:45（健身）"), "fail"),
+    ("english_condition", lambda: W.CheckCondition(city="上海"), text("Shanghai has light rain today"), "pass"),
+    ("english_condition_wrong", lambda: W.CheckCondition(city="上海"), text("Shanghai has heavy rain today"), "fail"),
+    ("english_condition_denied", lambda: W.CheckCondition(city="广州"), text("Guangzhou is not sunny today"), "fail"),
+    ("english_wind", lambda: W.CheckWind(city="北京"), text("East wind, force 3"), "pass"),
+    ("english_wind_inside_another", lambda: W.CheckWind(city="北京"), text("Southeast wind, force 3"), "fail"),
+    ("wind_of_today", lambda: W.CheckWind(city="杭州"), text("北风1级，明天东风3级"), "pass"),
+    ("wind_of_tomorrow", lambda: W.CheckWind(city="杭州"), text("明天北风1级，今天东风3级"), "fail"),
+    ("now_after_high", lambda: W.CheckCurrentTemp(city="北京"), text("北京今天最高23度，现在20度"), "pass"),
+    ("high_is_not_now", lambda: W.CheckCurrentTemp(city="北京"), text("北京今天最高20度，现在18度"), "fail"),
+    ("high_low_slash", lambda: W.CheckHighLow(city="北京"), text("北京今天23/15度"), "pass"),
+    ("high_low_slash_swapped", lambda: W.CheckHighLow(city="北京"), text("北京今天15/23度"), "fail"),
+    ("except_the_off_alarm", C.EnabledAlarmTimes, text("7:00、14:30、22:50，除了18:45"), "pass"),
+    ("except_an_on_alarm", C.EnabledAlarmTimes, text("7:00、14:30、18:45，除了22:50"), "fail"),
     ("ring_date_denied", lambda: C.NextRingDate(label="起床"), text("明天不会响，下周二才响"), "fail"),
     ("ring_date_stated", lambda: C.NextRingDate(label="起床"), text("下一次是明天（周一）"), "pass"),
     ("whole_seconds_field", lambda: C.TimerLength(label="泡茶"), sheet("240秒"), "pass"),
@@ -185,6 +216,8 @@ DEVICE_CASES = [
     ("unquoted_name_cut", GROUNDED, state("连接的是CMCC-8F", [("已连接 CMCC-8F2A", None)]), "fail"),
     ("kuai_price_grounded", GROUNDED, state("配送费两块五", [("配送费 ¥2.5", None)]), "pass"),
     ("kuai_price_misread", GROUNDED, state("配送费25元", [("配送费 ¥2.5", None)]), "fail"),
+    ("percent_word_regex", BUNDLED.task("web-guangdong-share"), state("8.93 percent"), "pass"),
+    ("percent_word_regex_other", BUNDLED.task("web-guangdong-share"), state("18.93 percent"), "fail"),
     ("midnight_on_screen", GROUNDED, state("明天凌晨零点半", [("12:30 上午 闹钟", None)]), "pass"),
     ("noon_is_not_midnight", GROUNDED, state("明天中午12点半", [("12:30 上午 闹钟", None)]), "fail"),
 ]

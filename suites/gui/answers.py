@@ -11,17 +11,18 @@ from typing import Any
 
 from judges.base import Check
 from judges.dates import expected_date, now_date, resolve
-from judges.lexicon import OFF_STATES
+from judges.lexicon import EN_NAMES, EXCLUSIONS, OFF_STATES
 from judges.matchers import bipartite_complete, expected_times, match_date, match_duration, match_time, match_value, time_close
 from judges.tokens import _denies, scan
 from judges.units import fits
 
-__all__ = ["TEMPERATURE_UNITS", "text_matches", "value_check", "stated_list", "list_check"]
+__all__ = ["TEMPERATURE_UNITS", "states", "text_matches", "value_check", "stated_list", "list_check"]
 
 # A clause saying an item is switched off does not list it among the ones that are on.
+# So does one that leaves it out (除了18:45, except 18:45).
 OFF_STATE_RE = re.compile(
-    "|".join(re.escape(w) for w in sorted(OFF_STATES, key=len, reverse=True) if not w.isascii())
-    + r"|(?<![a-z])(?:" + "|".join(re.escape(w) for w in OFF_STATES if w.isascii()) + r")(?![a-z])",
+    "|".join(re.escape(w) for w in sorted(OFF_STATES + EXCLUSIONS, key=len, reverse=True) if not w.isascii())
+    + r"|(?<![a-z])(?:" + "|".join(re.escape(w) for w in OFF_STATES + EXCLUSIONS if w.isascii()) + r")(?![a-z])",
     re.IGNORECASE,
 )
 
@@ -37,7 +38,14 @@ def text_matches(matcher: str, expected: Any, text: str | None, os_state: Any, *
         return match_duration(expected, text)
     if matcher == "date":
         return match_date(expected, text, os_state)
-    return match_value(expected, text, unit=unit)
+    return states(expected, text, unit=unit)
+
+
+def states(expected: Any, text: str | None, *, unit: str | None = None) -> bool:
+    """match_value, and for a Chinese name its English names too ("light rain" states 小雨)."""
+    if match_value(expected, text, unit=unit):
+        return True
+    return isinstance(expected, str) and any(match_value(n, text) for n in EN_NAMES.get(expected.strip(), ()))
 
 
 def value_check(name: str, matcher: str, expected: Any, text: str | None, os_state: Any, *,

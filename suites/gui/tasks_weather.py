@@ -16,6 +16,7 @@ from judges.subjects import Subject
 from judges.units import fits
 
 from .apps import Weather
+from .answers import states
 from .task import TEMPERATURE_UNITS, AnswerTask, CriteriaTask, Enum, Field, Observation, Task
 
 CITY_VALUES = {"北京": "beijing", "上海": "shanghai", "广州": "guangzhou", "杭州": "hangzhou", "成都": "chengdu"}
@@ -35,7 +36,7 @@ TODAY = Subject(
 # "北京实际温度18度，体感20度" gives 18 as the temperature: the feels-like reading and the day's
 # high and low are other readings.
 READING = Subject(
-    asked=("实际温度", "实际气温", "实际", "气温", "温度", "temperature"),
+    asked=("实际温度", "实际气温", "实际", "气温", "温度", "现在", "当前", "目前", "temperature", "now", "currently"),
     others=("体感温度", "体感", "最高气温", "最低气温", "最高温度", "最低温度", "最高", "最低",
             "feels like", "feels-like", "high of", "low of"),
 )
@@ -269,6 +270,7 @@ class CheckWind(AnswerTask):
 
     app = "weather"
     templates = ("{city}现在刮什么风，几级？",)
+    aspects = (TODAY,)
     parameters = {"city": city("beijing")}
     answer_fields = [
         {"type": "text", "label": "风向", "hint": "e.g. 东风"},
@@ -284,7 +286,7 @@ class CheckWind(AnswerTask):
         text = obs.answer
         # Whole values, asserted: 南风 is not in 东南风, 一周 supplies no 1, 不是东风 is not 东风;
         # and said of the asked city (obs.said).
-        ok_dir = match_value(want["dir"], obs.said)
+        ok_dir = states(want["dir"], obs.said)
         ok_scale = match_value(want["scale"], obs.said)
         return [
             Check(name="answer.dir", passed=ok_dir, expected=want["dir"], actual=text,
