@@ -38,6 +38,8 @@ from .tokens import QUOTE_RE, Clause, Scan, Token, _denies, denies_at, negators,
 __all__ = ["rain_on", "rain_days", "more_of", "outclaimed", "TIE"]
 
 TIE = "tie"
+# 雨停了, the rain stops: the day is dry from then on.
+_RAIN_STOPS_RE = re.compile(r"雨(?:已经|就|会|也)?(?:停|住)|停雨|雨过天晴|(?<![a-z])rain\s+(?:will\s+)?(?:stops?|ends?)(?![a-z])", re.IGNORECASE)
 _RAIN_RE = re.compile(r"雨(?!伞)|伞|(?<![a-z])(?:rain\w*|showers?|drizzle|thunderstorms?|umbrella)(?![a-z])", re.IGNORECASE)
 _DRY_RE = re.compile(r"晴|多云|阴|(?<![a-z])(?:sunny|clear|cloudy|overcast|dry)(?![a-z])", re.IGNORECASE)
 # 下雨的可能性不大: rain named, and said to be unlikely.
@@ -74,6 +76,9 @@ def _rain_polarity(s: Scan, clause: Clause) -> set[str]:
     if core in _BARE_YES:
         return {"yes"}
     if core in _BARE_NO:
+        return {"no"}
+    stops = _RAIN_STOPS_RE.search(body)
+    if stops and not clause.retracted and not denies_at(body, stops.start(), stops.end()):
         return {"no"}
     rain = list(_RAIN_RE.finditer(body))
     if rain:
@@ -225,10 +230,11 @@ def more_of(
     canon = {n.casefold(): names_a[0] for n in names_a} | {n.casefold(): names_b[0] for n in names_b}
     other = {names_a[0]: names_b[0], names_b[0]: names_a[0]}
     names = "(?:" + "|".join(re.escape(n.casefold()) for n in sorted(canon, key=len, reverse=True)) + ")"
-    nt = r"(?:的?(?:温度|气温))?"
+    # 广州（28℃）比北京（20℃）热, Shanghai (18°C) is warmer: a value in brackets after a name.
+    nt = r"(?:\s*\([^()]*\))?(?:的?(?:温度|气温))?"
     strong = (
-        (rf"(?P<x>{names}){nt}{_ADV}比(?P<y>{names}){_ADV}{_MORE}", "x"),
-        (rf"(?P<x>{names}){nt}{_ADV}比(?P<y>{names}){_ADV}{_LESS}", "y"),
+        (rf"(?P<x>{names}){nt}{_ADV}比(?P<y>{names}){nt}{_ADV}{_MORE}", "x"),
+        (rf"(?P<x>{names}){nt}{_ADV}比(?P<y>{names}){nt}{_ADV}{_LESS}", "y"),
         (rf"(?P<x>{names}){nt}(?:没有|不如|不及)(?P<y>{names}){_ADV}{_MORE}", "y"),
         (rf"(?:更|比较|最){_MORE}的(?:城市|地方|是|:)*\s*(?:是)?(?P<x>{names})", "x"),
         (rf"(?:更|比较|最){_LESS}的(?:城市|地方|是|:)*\s*(?:是)?(?P<x>{names})", "other"),
@@ -236,8 +242,8 @@ def more_of(
         (rf"{_NOT_OBJECT}(?P<x>{names}){nt}{_ADV}(?:更|要|比较|稍|略)+{_ADV}{_LESS}", "other"),
         (rf"{_NOT_OBJECT}(?P<x>{names}){nt}{_MORE}(?:一些|一点|些)", "x"),
         (rf"{_NOT_OBJECT}(?P<x>{names}){nt}{_LESS}(?:一些|一点|些)", "other"),
-        (rf"(?P<x>{names})(?:'s temperature)?\s+(?:is|was|feels)\s+(?:a bit\s+|slightly\s+|much\s+)?{_MORE}", "x"),
-        (rf"(?P<x>{names})(?:'s temperature)?\s+(?:is|was|feels)\s+(?:a bit\s+|slightly\s+|much\s+)?{_LESS}", "other"),
+        (rf"(?P<x>{names}){nt}(?:'s temperature)?\s+(?:is|was|feels)\s+(?:a bit\s+|slightly\s+|much\s+)?{_MORE}", "x"),
+        (rf"(?P<x>{names}){nt}(?:'s temperature)?\s+(?:is|was|feels)\s+(?:a bit\s+|slightly\s+|much\s+)?{_LESS}", "other"),
         (rf"{_MORE}\s+in\s+(?P<x>{names})", "x"),
     )
     bare = (

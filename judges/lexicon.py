@@ -117,7 +117,7 @@ EN_NEGATORS = (
     "not never no none neither nor cannot without unable isn't aren't wasn't weren't won't can't "
     "couldn't doesn't don't didn't shouldn't wouldn't hasn't haven't hadn't mustn't nobody nothing "
     "nowhere fail fails failed"
-).split()
+).split() + ["instead of", "rather than"]  # "instead of sunny, it is cloudy" denies sunny
 # English phrases with a negator word that assert (no doubt) or bound (no more than) instead.
 EN_NOT_NEGATIONS = (
     "not only|no doubt|no later than|no more than|no less than|no fewer than|not bad|nothing but"

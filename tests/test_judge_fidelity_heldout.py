@@ -99,6 +99,10 @@ MATCHER_CASES = [
     ("slash_date_still_a_date", DT, "2026-04-10", "4/10", True),
     ("percent_word", V, 8.93, "8.93 percent", True),
     ("percent_word_whole", V, 8.9, "8.93 percent", False),
+    ("instead_of_denies", V, "sunny", "Instead of sunny, it is cloudy", False),
+    ("instead_of_asserts_the_other", V, "cloudy", "Instead of sunny, it is cloudy", True),
+    ("restated_date_agrees", DT, "2026-04-06", "明天（4月6日）", True),
+    ("restated_date_contradicts", DT, "2026-04-06", "明天（4月7日）", False),
     # negation: double negation asserts
     ("double_negation_value", V, "去", "不能不去", True),
     ("single_negation_value", V, "去", "不能去", False),
@@ -129,6 +133,10 @@ def test_claim_readers():
     assert rain_on("Tomorrow it won't stay dry — expect rain", tomorrow, SUNDAY) is True
     assert rain_on("Tomorrow — no rain", tomorrow, SUNDAY) is False
     assert more_of("北京和杭州温度一致", "北京", "杭州") == "tie"
+    assert more_of("Shanghai (18°C) is warmer than Chengdu (17°C)", ("上海", "Shanghai"), ("成都", "Chengdu")) == "上海"
+    assert more_of("Chengdu (17°C) is warmer than Shanghai (18°C)", ("上海", "Shanghai"), ("成都", "Chengdu")) == "成都"
+    assert rain_on("明天雨停了，是多云", tomorrow, SUNDAY) is False
+    assert rain_on("明天雨不会停", tomorrow, SUNDAY) is not False
 
 
 # -- GUI suite ---------------------------------------------------------------------------------
@@ -174,6 +182,10 @@ GUI_CASES = [
     ("high_low_slash_swapped", lambda: W.CheckHighLow(city="北京"), text("北京今天15/23度"), "fail"),
     ("except_the_off_alarm", C.EnabledAlarmTimes, text("7:00、14:30、22:50，除了18:45"), "pass"),
     ("except_an_on_alarm", C.EnabledAlarmTimes, text("7:00、14:30、18:45，除了22:50"), "fail"),
+    ("lows_label_a_list", lambda: W.ForecastHighs(city="广州"), text("30、29、27，最低分别是22、23、22"), "pass"),
+    ("lows_label_first", lambda: W.ForecastHighs(city="广州"), text("最低22、23、22，最高30、29、27"), "pass"),
+    ("highs_label_wrong_list", lambda: W.ForecastHighs(city="广州"), text("最低30、29、27，最高22、23、22"), "fail"),
+    ("rain_stops_tomorrow", lambda: W.IsRainyTomorrow(city="广州"), text("明天雨停了，是多云"), "pass"),
     ("ring_date_denied", lambda: C.NextRingDate(label="起床"), text("明天不会响，下周二才响"), "fail"),
     ("ring_date_stated", lambda: C.NextRingDate(label="起床"), text("下一次是明天（周一）"), "pass"),
     ("whole_seconds_field", lambda: C.TimerLength(label="泡茶"), sheet("240秒"), "pass"),

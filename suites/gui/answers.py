@@ -78,7 +78,7 @@ def stated_list(matcher: str, text: str, os_state: Any, *, units: tuple[str, ...
 
     Dates are resolved against the simulated now (a range names every day in it); times keep
     their readings; numbers are exact ones, with a unit from `units` that fits `unit` when given,
-    and not the ones labelled as lows (最低15度) — a list of highs is judged on the highs. An item
+    and not the ones labelled as lows (最低15度, 最低分别是22、23) — a list of highs is judged on the highs. An item
     in a clause that denies anything or says it is off (18:45那个没开, 18:45那个是关着的) is not
     listed as one asked for.
     """
@@ -107,12 +107,16 @@ def stated_list(matcher: str, text: str, os_state: Any, *, units: tuple[str, ...
             continue
         if (units is not None and t.unit not in units) or not fits(s, t, unit):
             continue
-        if re.search(r"(?:低|low(?:est)?)\D{0,4}$", s.text[max(0, t.start - 6) : t.start], re.IGNORECASE):
+        # The nearest label before it in its clause governs it: "最低分别是22、23、22" labels all three.
+        labels = list(_HIGH_LOW_RE.finditer(s.text, s.clause_at(t.start).start, t.start))
+        if labels and labels[-1].group("low"):
             continue
         out.append(t.value)
     return out
 
 
+_HIGH_LOW_RE = re.compile(r"(?P<high>最高|高温|(?<![a-z])high(?:est|s)?(?![a-z]))|(?P<low>最低|低温|(?<![a-z])low(?:est|s)?(?![a-z]))",
+                          re.IGNORECASE)
 _ASIDE_RE = re.compile(r"\([^()]*\)|【[^【】]*】")
 
 
