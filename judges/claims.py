@@ -172,7 +172,9 @@ def _rains(polarity: set[str]) -> bool:
     return "yes" in polarity and "no" not in polarity
 
 
-_LIST_FILLER_RE = re.compile(r"[\s,、和及与以及and&/]*", re.IGNORECASE)
+_LIST_FILLER_RE = re.compile(
+    r"(?:[\s,、/&:]|和|及|与|以及|只有|只|仅|就是|(?<![a-z])(?:and|only|just|on)(?![a-z]))*", re.IGNORECASE
+)
 
 
 def _only_days(s: Scan, c: Clause, inside: Sequence[Token]) -> bool:

@@ -150,7 +150,10 @@ def _denies(clause: str) -> bool:
 # 多云不下雨 states 多云, 小雨不冷 states 小雨, 20度不算冷 states 20度.
 _AFTER_DENIERS_RE = re.compile(
     r"^(?:(?:并不是|不是)(?!很|太|特别|那么|非常|十分|一般)|并非|绝非|不对|不准确|不正确|错了|有误|不算是|不属于|被否定|被否决|被驳回|被拒绝|被推翻|被撤销|被拒|被取消)"
-    r"|^(?:is|are|was|were)\s*(?:not|n['’]t)|^(?:isn['’]t|aren['’]t|wasn['’]t|weren['’]t)|^(?:is\s+)?wrong",
+    # 多云是不可能的, 20度不可能: the value is said to be impossible.
+    r"|^(?:是|也)?(?:不可能|没可能)"
+    r"|^(?:is|are|was|were)\s*(?:not|n['’]t)|^(?:isn['’]t|aren['’]t|wasn['’]t|weren['’]t)|^(?:is\s+)?wrong"
+    r"|^(?:is|was)\s+(?:impossible|out\s+of\s+the\s+question)",
     re.IGNORECASE,
 )
 
@@ -338,9 +341,13 @@ def _mark_pairs(text: str, tokens: list[Token]) -> list[Token]:
     for i, t in enumerate(out):
         by_kind.setdefault(t.kind, []).append(i)
     for idx in by_kind.values():
-        for a, b in zip(idx, idx[1:]):
+        gaps = [text[out[a].end : out[b].start].strip() for a, b in zip(idx, idx[1:])]
+        for k, (a, b) in enumerate(zip(idx, idx[1:])):
             t1, t2 = out[a], out[b]
             gap = text[t1.end : t2.start]
+            # 07:00 / 14:30 / 22:50 is a list; 6:40/7:40 alone offers two.
+            if gap.strip() == "/" and "/" in (gaps[k - 1] if k else "", gaps[k + 1] if k + 1 < len(gaps) else ""):
+                continue
             if t1.kind == "number" and t1.unit and gap.lstrip().startswith(t1.unit):
                 gap = gap.lstrip()[len(t1.unit) :]
             if len(gap) > 12:
@@ -456,8 +463,9 @@ class Scan:
 
     def alternatives(self, start: int, end: int) -> bool:
         """Is text[start:end] offered as one of alternatives (北京或上海, A or B)?"""
-        before = self.text[max(0, start - 6) : start].rstrip().lower()
-        after = self.text[end : end + 6].lstrip().lower()
+        # 《肖申克的救赎》或《霸王别姬》: the quote marks around a name do not hide the 或.
+        before = self.text[max(0, start - 7) : start].rstrip().rstrip("《「『“\"'(").rstrip().lower()
+        after = self.text[end : end + 7].lstrip().lstrip("》」』”\"')").lstrip().lower()
         words = tuple(w for w in L.HEDGE_WORDS if w != "either")
         # 还是 before a value is "still" (今天还是多云); after one it offers another (北京还是上海).
         return before.endswith(tuple(w for w in words if w != "还是")) or after.startswith(words)

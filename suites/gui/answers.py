@@ -107,8 +107,9 @@ def stated_list(matcher: str, text: str, os_state: Any, *, units: tuple[str, ...
             continue
         if (units is not None and t.unit not in units) or not fits(s, t, unit):
             continue
-        # The nearest label before it in its clause governs it: "最低分别是22、23、22" labels all three.
-        labels = list(_HIGH_LOW_RE.finditer(s.text, s.clause_at(t.start).start, t.start))
+        # The nearest label before it in its sentence governs it: "最低分别是22、23、22" labels all three.
+        start = max((m.end() for m in re.compile(r"[。;!?\n]").finditer(s.text, 0, t.start)), default=0)
+        labels = list(_HIGH_LOW_RE.finditer(s.text, start, t.start))
         if labels and labels[-1].group("low"):
             continue
         out.append(t.value)
