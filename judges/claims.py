@@ -33,17 +33,20 @@ import re
 from collections.abc import Callable, Sequence
 
 from . import dates as D
-from .tokens import QUOTE_RE, Clause, Scan, Token, _denies, denies_at, scan
+from .tokens import QUOTE_RE, Clause, Scan, Token, _denies, denies_at, negators, scan
 
 __all__ = ["rain_on", "rain_days", "more_of", "outclaimed", "TIE"]
 
 TIE = "tie"
+# 雨停了, the rain stops: the day is dry from then on.
+_RAIN_STOPS_RE = re.compile(r"雨(?:已经|就|会|也)?(?:停|住)|停雨|雨过天晴|(?<![a-z])rain\s+(?:will\s+)?(?:stops?|ends?)(?![a-z])", re.IGNORECASE)
 _RAIN_RE = re.compile(r"雨(?!伞)|伞|(?<![a-z])(?:rain\w*|showers?|drizzle|thunderstorms?|umbrella)(?![a-z])", re.IGNORECASE)
 _DRY_RE = re.compile(r"晴|多云|阴|(?<![a-z])(?:sunny|clear|cloudy|overcast|dry)(?![a-z])", re.IGNORECASE)
 # 下雨的可能性不大: rain named, and said to be unlikely.
 _UNLIKELY_RE = re.compile(r"(?:可能性|概率|几率|机会|可能)(?:很|比较|非常)?(?:不大|很小|很低|较低|较小|低|小)"
                           r"|(?<![a-z])(?:unlikely|little chance|low chance)(?![a-z])", re.IGNORECASE)
 _UNSURE_RE = re.compile(r"不一定|说不定|不确定|不好说|难说|也可能不|也许不|或许不|或者不|(?<![a-z])(?:not sure|maybe not|uncertain)(?![a-z])", re.IGNORECASE)
+_ELLIPTIC_RE = re.compile(r"(?:[会要将也还没不]|能)(下)(?:了|的|呢)?$")
 _BARE_YES = frozenset("会 会的 要 要的 需要 是 是的 对 有 会下 下 yes yeah yep 需要带".split())
 _BARE_NO = frozenset("不会 不 不要 不需要 没有 不下 否 no nope 不用 不必 不会的".split())
 _EDGE = " ,.;:!?()\"'“”、，。；：！？"
@@ -74,6 +77,9 @@ def _rain_polarity(s: Scan, clause: Clause) -> set[str]:
         return {"yes"}
     if core in _BARE_NO:
         return {"no"}
+    stops = _RAIN_STOPS_RE.search(body)
+    if stops and not clause.retracted and not denies_at(body, stops.start(), stops.end()):
+        return {"no"}
     rain = list(_RAIN_RE.finditer(body))
     if rain:
         if clause.retracted or _UNLIKELY_RE.search(body):
@@ -81,6 +87,10 @@ def _rain_polarity(s: Scan, clause: Clause) -> set[str]:
         # 不下雨, 不用带伞: a negator before the rain word denies it; 下雨不冷, 雨不大 still rain.
         said = {"no" if denies_at(body, m.start(), m.end()) else "yes" for m in rain}
         return {"yes"} if "yes" in said else {"no"}
+    # 明天不会下, 后天会下: in an answer about rain, a clause ending on 下 leaves 雨 unsaid.
+    elliptic = _ELLIPTIC_RE.search(body.rstrip(_EDGE))
+    if elliptic and not clause.retracted:
+        return {"no" if denies_at(body, elliptic.start(1), elliptic.end(1)) else "yes"}
     dry = _DRY_RE.search(body)
     if dry and not clause.retracted:
         # 晴天不冷 is dry; 不是晴天 says nothing about rain.
@@ -152,6 +162,9 @@ def rain_days(text: str, os_state: object) -> set[dt.date]:
             )
             if _rains(own):
                 out |= _expand(s, seg_tokens, now)
+    if not out and pending and not any(_rain_polarity(s, c) for c in s.clauses):
+        # "今天、明天、4月9号": an answer that only lists days answers "which days rain".
+        out = pending
     return out
 
 
@@ -159,7 +172,9 @@ def _rains(polarity: set[str]) -> bool:
     return "yes" in polarity and "no" not in polarity
 
 
-_LIST_FILLER_RE = re.compile(r"[\s,、和及与以及and&/]*", re.IGNORECASE)
+_LIST_FILLER_RE = re.compile(
+    r"(?:[\s,、/&:]|和|及|与|以及|只有|只|仅|就是|(?<![a-z])(?:and|only|just|on)(?![a-z]))*", re.IGNORECASE
+)
 
 
 def _only_days(s: Scan, c: Clause, inside: Sequence[Token]) -> bool:
@@ -192,7 +207,10 @@ _LESS = r"(?:冷|凉快|凉|低|colder|cooler|lower)"
 _ADV = r"(?:还|更|稍|略|要|更加|稍微|略微|比较|一些|一点|些)*"
 # A name after 比/没有/不如 is what the other is compared with, not the subject.
 _NOT_OBJECT = r"(?<!比)(?<!没有)(?<!不如)(?<!不及)(?<!than )"
-_TIE_RE = re.compile(r"一样|相同|差不多|持平|相等|都是|(?<![a-z])(?:same|equal|tied?)(?![a-z])", re.IGNORECASE)
+_TIE_RE = re.compile(
+    r"一样|相同|一致|差不多|持平|相等|都是|(?<![a-z])(?:same|equal|tied?|both\s+(?:are|were|at|have|show|read)|neither\s+is)(?![a-z])",
+    re.IGNORECASE,
+)
 
 
 def more_of(
@@ -214,10 +232,11 @@ def more_of(
     canon = {n.casefold(): names_a[0] for n in names_a} | {n.casefold(): names_b[0] for n in names_b}
     other = {names_a[0]: names_b[0], names_b[0]: names_a[0]}
     names = "(?:" + "|".join(re.escape(n.casefold()) for n in sorted(canon, key=len, reverse=True)) + ")"
-    nt = r"(?:的?(?:温度|气温))?"
+    # 广州（28℃）比北京（20℃）热, Shanghai (18°C) is warmer: a value in brackets after a name.
+    nt = r"(?:\s*\([^()]*\))?(?:的?(?:温度|气温))?"
     strong = (
-        (rf"(?P<x>{names}){nt}{_ADV}比(?P<y>{names}){_ADV}{_MORE}", "x"),
-        (rf"(?P<x>{names}){nt}{_ADV}比(?P<y>{names}){_ADV}{_LESS}", "y"),
+        (rf"(?P<x>{names}){nt}{_ADV}比(?P<y>{names}){nt}{_ADV}{_MORE}", "x"),
+        (rf"(?P<x>{names}){nt}{_ADV}比(?P<y>{names}){nt}{_ADV}{_LESS}", "y"),
         (rf"(?P<x>{names}){nt}(?:没有|不如|不及)(?P<y>{names}){_ADV}{_MORE}", "y"),
         (rf"(?:更|比较|最){_MORE}的(?:城市|地方|是|:)*\s*(?:是)?(?P<x>{names})", "x"),
         (rf"(?:更|比较|最){_LESS}的(?:城市|地方|是|:)*\s*(?:是)?(?P<x>{names})", "other"),
@@ -225,8 +244,8 @@ def more_of(
         (rf"{_NOT_OBJECT}(?P<x>{names}){nt}{_ADV}(?:更|要|比较|稍|略)+{_ADV}{_LESS}", "other"),
         (rf"{_NOT_OBJECT}(?P<x>{names}){nt}{_MORE}(?:一些|一点|些)", "x"),
         (rf"{_NOT_OBJECT}(?P<x>{names}){nt}{_LESS}(?:一些|一点|些)", "other"),
-        (rf"(?P<x>{names})(?:'s temperature)?\s+(?:is|was|feels)\s+(?:a bit\s+|slightly\s+|much\s+)?{_MORE}", "x"),
-        (rf"(?P<x>{names})(?:'s temperature)?\s+(?:is|was|feels)\s+(?:a bit\s+|slightly\s+|much\s+)?{_LESS}", "other"),
+        (rf"(?P<x>{names}){nt}(?:'s temperature)?\s+(?:is|was|feels)\s+(?:a bit\s+|slightly\s+|much\s+)?{_MORE}", "x"),
+        (rf"(?P<x>{names}){nt}(?:'s temperature)?\s+(?:is|was|feels)\s+(?:a bit\s+|slightly\s+|much\s+)?{_LESS}", "other"),
         (rf"{_MORE}\s+in\s+(?P<x>{names})", "x"),
     )
     bare = (
@@ -277,9 +296,15 @@ def more_of(
 _WORD_RE = re.compile(r"[a-z][a-z0-9]*|[\u4e00-\u9fff\d]+")
 
 
+# A rank however it is written (第1名, 排第1, Top1, No.1, #1, 榜首) is one word, "#1": "Top1是
+# 《霸王别姬》" speaks to "第一名是哪部" as much as "第一名是《霸王别姬》" does.
+_RANK_RE = re.compile(r"(?:第|(?<![a-z])top\s*|(?<![a-z])no\.?\s*|#)(\d{1,3})(?!\d)|(?P<first>榜首|首位|冠军|头名)", re.IGNORECASE)
+
+
 def _words(text: str) -> set[str]:
-    """What a clause talks about: pairs of Chinese characters (and digits) and whole Latin words."""
-    out: set[str] = set()
+    """What a clause talks about: pairs of Chinese characters (and digits), whole Latin words and
+    ranks."""
+    out: set[str] = {"#1" if m.group("first") else f"#{int(m.group(1))}" for m in _RANK_RE.finditer(text)}
     for m in _WORD_RE.finditer(text.casefold()):
         w = m.group(0)
         if w[0].isascii() and w[0].isalpha():
@@ -345,8 +370,17 @@ def outclaimed(s: Scan, span: tuple[int, int], question: str) -> bool:
         return len(_words(text[c.start : c.end]) & want)
 
     own = speaks(span[0])
+    # 《肖申克的救赎》并未排第一: a negation after the value denies what its clause says of it, so
+    # a rival asserted for the same question, not less to the point, is the claim.
+    c = s.clause_at(span[0])
+    own_denied = any(start >= span[1] - c.start for start, _, _ in negators(s.text[c.start : c.end]))
+
+    def beats(sp: tuple[int, int]) -> bool:
+        other = speaks(sp[0])
+        return other > own or (own_denied and other == own and other > 0 and s.clause_at(sp[0]) != c)
+
     return any(
-        k != key and k not in asked and asserted_at(s, *sp) and speaks(sp[0]) > own
+        k != key and k not in asked and asserted_at(s, *sp) and beats(sp)
         for sp, k in values
         if not (sp[0] < span[1] and span[0] < sp[1])
     )

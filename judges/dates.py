@@ -4,6 +4,8 @@
   day one week later, 下下周X two weeks later, 上周X one week earlier. A bare 周X / 星期X /
   weekday name is the next occurrence on or after today (answers about forecasts and schedules
   point forward; today counts). 一周 (a week) is not 周一: a weekday needs no numeral before 周.
+* A list of days after one month names each: 4月5、6、9日 and April 5, 6 and 9 are three dates
+  (and April 6th or 7th two, offered as alternatives).
 * Year-less dates (3月16日, March 16, 03-16, 3/16) resolve to the occurrence nearest to "now",
   so near the turn of the year 1月2日 said on Dec 30 means the coming January. A bare day (16号)
   is the nearest such day in the previous, current or next month. Month and day keep their order:
@@ -61,7 +63,8 @@ _DATE_RE = re.compile(
     r"|年\s*(?P<cym>\d{1,2})\s*月\s*(?P<cyd>\d{1,2})\s*[日号]?)"
     r"|(?<![\d/])(?P<um>\d{1,2})/(?P<ud>\d{1,2})/(?P<uy>\d{4})(?!\d)"
     r"|(?<![\d.])(?P<cm>\d{1,2})\s*月\s*(?P<cd>\d{1,2})(?!\d)\s*[日号]?"
-    r"|(?<![\d/.])(?<!\d:)(?P<nm>\d{1,2})/(?P<nd>\d{1,2})(?![\d/])(?![.:]\d)"
+    # 4/10 is a date; 23/15 (a high and a low) is none.
+    r"|(?<![\d/.])(?<!\d:)(?P<nm>1[0-2]|0?[1-9])/(?P<nd>3[01]|[12]\d|0?[1-9])(?![\d/])(?![.:]\d)"
     r"|(?<![\d/.-])(?<!\d:)(?P<dm>\d{2})-(?P<dd2>\d{2})(?![\d/-])(?![.:]\d)"
     r"|(?P<mshift>上|这|本|下)个?月\s*(?P<msd>\d{1,2})\s*[日号]"
     # 16号, 5日 — but not the minutes of 6点40日出 (sunrise), nor 3号线 (a metro line).
@@ -210,6 +213,37 @@ def month_day(m: re.Match[str]) -> tuple[int | None, int, int] | None:
     return None
 
 
+# A list of days after one month: 4月5、6、9日, 4月5日、6日和9日, April 5, 6 and 9.
+_MORE_DAY_RE = re.compile(r"\s*(?:、|,|和|及|与|以及|或者|或|还是|(?<![a-z])(?:and|or)(?![a-z])|&)\s*(?P<day>\d{1,2})(?!\d)(?:st|nd|rd|th)?", re.IGNORECASE)
+_DAY_END_RE = re.compile(r"\s*[日号]")
+_EN_DAY_END_RE = re.compile(r"\s*(?:$|[.;!?。]|,(?!\s*\d)|\s+[a-z])", re.IGNORECASE)
+
+
+def _listed_days(s: str, m: re.Match[str]) -> list[tuple[int, int, re.Match[str]]]:
+    """The days listed after a month-day date, each as a date match of its own."""
+    month = int(m.group("cm")) if m.group("cm") else _MONTHS[m.group("emon")[:3].lower()]
+    english = m.group("emon") is not None
+    items: list[tuple[int, int, int]] = []
+    pos = m.end()
+    while (nxt := _MORE_DAY_RE.match(s, pos)) is not None:
+        items.append((nxt.start("day"), nxt.end(), int(nxt.group("day"))))
+        pos = nxt.end()
+    # The list must close as a list of days: on 日/号 (4月5、6、9日), or in English at the end
+    # of the clause. "4月5日，6度" lists no day.
+    end = _DAY_END_RE.match(s, pos)
+    if end is None and not (english and items and _EN_DAY_END_RE.match(s, pos)):
+        return []
+    out = []
+    for i, (a, b, day) in enumerate(items):
+        if i == len(items) - 1 and end is not None:
+            b = end.end()
+        one = _DATE_RE.fullmatch(f"{month}月{day}日")
+        if one is None or _safe_date(2000, month, day) is None:
+            return []
+        out.append((a, b, one))
+    return out
+
+
 def find_dates(s: str) -> list[tuple[int, int, re.Match[str]]]:
     """Every date expression in folded text: (start, end, match); resolve it with `resolve`."""
     out = []
@@ -219,6 +253,13 @@ def find_dates(s: str) -> list[tuple[int, int, re.Match[str]]]:
             start += 1
         if start < m.end():
             out.append((start, m.end(), m))
+    listed = []
+    for _, _, m in out:
+        if (m.group("cm") and not re.search(r"[日号]\s*$", m.group(0))) or m.group("emon"):
+            listed += _listed_days(s, m)
+    if listed:
+        out = [o for o in out if not any(a < o[1] and o[0] < b for a, b, _ in listed)] + listed
+        out.sort(key=lambda o: o[0])
     return out
 
 

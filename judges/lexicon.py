@@ -95,7 +95,9 @@ NOT_NEGATIONS = (
     "无懈可击 无可挑剔 "
     "非常 非洲 南非 是非 除非 莫非 莫斯科 莫名 "
     "别的 别人 特别 区别 分别 类别 级别 告别 性别 识别 差别 个别 别墅 别名 别称 辨别 鉴别 "
-    "是否 否则 否认 可以为 难以为"
+    "是否 否则 否认 可以为 难以为 "
+    # Double negations assert: 不会不下雨 is "it will rain", 不能不去 "must go".
+    "不会不 不能不 不可能不 不是不 没有不 无不 不得不"
 ).split()
 # Bounds: "不到1小时" is less than an hour (an approximation), not a denial; 看不到 is one.
 BOUND_NEGATIONS = "不到 不足 不止 不超过 不少于 不低于 不高于 不多于 没有超过 没超过 不满".split()
@@ -115,7 +117,7 @@ EN_NEGATORS = (
     "not never no none neither nor cannot without unable isn't aren't wasn't weren't won't can't "
     "couldn't doesn't don't didn't shouldn't wouldn't hasn't haven't hadn't mustn't nobody nothing "
     "nowhere fail fails failed"
-).split()
+).split() + ["instead of", "rather than"]  # "instead of sunny, it is cloudy" denies sunny
 # English phrases with a negator word that assert (no doubt) or bound (no more than) instead.
 EN_NOT_NEGATIONS = (
     "not only|no doubt|no later than|no more than|no less than|no fewer than|not bad|nothing but"
@@ -125,6 +127,9 @@ EN_NOT_NEGATIONS = (
 OFF_STATES = tuple(
     "关着 关闭 关掉 关了 已关 关上 是关的 没开 没有开 没打开 未开 未开启 未启用 停用 禁用 off disabled".split()
 ) + ("turned off", "switched off")
+
+# Words that leave an item out of a list: "7:00、14:30、22:50，除了18:45".
+EXCLUSIONS = ("除了", "除去", "不包括", "不含", "以外", "except", "excluding", "apart from", "other than")
 
 # -- clauses -----------------------------------------------------------------------------------
 
@@ -150,7 +155,9 @@ APPROX_BEFORE_EN = (
 APPROX_AFTER_DIGITS = ("多", "余", "来", "几", "+")
 APPROX_AFTER_UNIT = ("左右", "上下", "出头", "开外", "以上", "以下", "以内", "之内", "or so", "ish")
 # Between two values of one kind: the answer offers either, so it states neither.
-HEDGE_WORDS = ("或者是", "或者", "或是", "或", "还是", "要么", "也可能是", "也可能", "or", "either")
+HEDGE_WORDS = ("或者是", "或者", "或是", "或", "还是", "要么", "也可能是", "也可能", "也许", "或许", "or", "either")
+# English words that offer a second value as another possibility: "6:40, maybe 7:40".
+EN_HEDGE_WORDS = ("or", "maybe", "perhaps", "possibly")
 # Between two values of one kind: a range (both ends are stated, neither is the value).
 RANGE_WORDS = ("~", "～", "-", "–", "—", "到", "至", "to")
 
@@ -180,3 +187,25 @@ VERSION_WORDS = (
     "originos oneui one ui flyme funtouch realme ui 版本号 版本 系统版本 version ver python java "
     "chrome 微信 v"
 ).split(" ")
+
+
+# -- English names of Chinese values ------------------------------------------------------------
+
+# An answer in English names a weather condition or a wind direction in English: "light rain"
+# states 小雨, "east wind" 东风. Each English name is matched whole ("east wind" is not in
+# "southeast wind").
+_DIRS = {"东": "east", "南": "south", "西": "west", "北": "north"}
+EN_NAMES: dict[str, tuple[str, ...]] = {
+    "晴": ("sunny", "clear"),
+    "多云": ("cloudy", "partly cloudy"),
+    "阴": ("overcast",),
+    "小雨": ("light rain",),
+    "中雨": ("moderate rain",),
+    "大雨": ("heavy rain",),
+    "阵雨": ("showers", "rain showers"),
+    "雷阵雨": ("thunderstorms", "thunderstorm", "thundershowers"),
+    **{f"{a}风": (f"{_DIRS[a]} wind", f"{_DIRS[a]}erly") for a in _DIRS},
+    # 东南风 is the southeast wind: English says north/south first.
+    **{f"{b}{a}风": (f"{_DIRS[a]}{_DIRS[b]} wind", f"{_DIRS[a]}-{_DIRS[b]} wind", f"{_DIRS[a]}{_DIRS[b]}erly")
+       for a in "南北" for b in "东西"},
+}

@@ -314,7 +314,13 @@ def stated_spans(matcher: str, expected: Any, actual: Any, os_state: Any = None,
         want = D.expected_date(expected, now)
         if want is None:
             return []
-        return [(t.start, t.end) for t in s.of("date", exact=True) if D.resolve(t.value, now, want) == want]
+        dates = s.of("date", exact=True)
+        # 明天（4月7日）said on 4/5 contradicts itself: a date and its restatement that disagree
+        # state neither.
+        torn = {i for i, (a, b) in enumerate(zip(dates, dates[1:])) for i in (i, i + 1)
+                if b.paren and re.fullmatch(r"\s*\(\s*", s.text[a.end : b.start])
+                and D.resolve(a.value, now, want) != D.resolve(b.value, now, want)}
+        return [(t.start, t.end) for i, t in enumerate(dates) if i not in torn and D.resolve(t.value, now, want) == want]
     return _value_spans(expected, s, unit)
 
 

@@ -41,7 +41,8 @@ _WEEKDAY_WORDS = r"(?:星期|礼拜|周)[一二三四五六日天]"
 # Comparative + 一点 is "a little" (好一点, 晚一点), not one o'clock; 一点儿 / 一点点 likewise.
 _A_LITTLE = r"(?<=[好快多少慢大小高低早晚近远长短强弱深浅轻重贵冷热暖凉有差些])一点|一点(?=[儿点])"
 # 十分 is "very" (十分热) unless it is a clock minute (三点十分, 一小时十分) or minutes (十分钟).
-_VERY = rf"(?<!{_NUMERAL_OR_DIGIT})(?<![点时])十(?=分(?!钟))"
+# 差十分六点 is ten to six: after 差 the 十分 counts minutes.
+_VERY = rf"(?<!{_NUMERAL_OR_DIGIT})(?<![点时差])十(?=分(?!钟))"
 # 千万 alone is "by all means"; after a digit it is ten million (三千万).
 _BY_ALL_MEANS = rf"(?<!{_NUMERAL_OR_DIGIT})千万"
 
@@ -97,6 +98,37 @@ _BELOW_ZERO_RE = re.compile(
     r"\s+below\s+(?:zero|freezing)(?![a-z])",
     re.IGNORECASE,
 )
+
+
+# "minus seven", "negative three", "three below zero": the number word is a number here.
+_EN_SIGNED_WORD_RE = re.compile(
+    rf"(?<![a-z])(?P<pre>(?:minus|negative)\s+)(?P<w>{_EN_NUM})(?![a-z-])"
+    rf"|(?<![a-z-])(?P<w2>{_EN_NUM})(?=\s+(?:degrees?\s+)?below\s+(?:zero|freezing)(?![a-z]))",
+    re.IGNORECASE,
+)
+
+
+def _en_signed_words(s: str) -> str:
+    def one(m: re.Match[str]) -> str:
+        word = m.group("w") or m.group("w2")
+        v = _en_value(word)
+        if v is None:
+            return m.group(0)
+        return (m.group("pre") or "") + str(v)
+
+    return _EN_SIGNED_WORD_RE.sub(one, s)
+
+
+# Capital (financial) numerals: 伍拾元 is 五十元. Only a run of two or more, or one before a
+# money word, is a numeral; a lone 陆 or 伍 is a name (大陆, 伍先生).
+_CAPITAL = str.maketrans("壹贰貳叁參肆伍陆陸柒捌玖拾佰仟", "一二二三三四五六六七八九十百千")
+_CAPITAL_RE = re.compile(r"[零壹贰貳叁參肆伍陆陸柒捌玖拾佰仟萬万亿億]{2,}|[壹贰貳叁參肆伍陆陸柒捌玖拾佰仟](?=[元圆角整])")
+# 两块五 is 2.5 yuan and 三块八毛 3.8: a digit after 块 (and before 毛/角 or nothing) is the
+# tenths of a yuan, as people say prices.
+_KUAI_RE = re.compile(r"(?<![\d.])(\d+)\s*块\s*(\d)(?:\s*[毛角])?(?![\d.])(?!\s*(?:个|块|分|[a-zA-Z]))")
+
+
+_PERCENT_WORD_RE = re.compile(r"(?<=\d)\s*(?:percent|per\s+cent)(?![a-z])", re.IGNORECASE)
 
 
 def _en_signs(s: str) -> str:
@@ -315,15 +347,17 @@ def fold(text: object) -> str:
         return ""
     s = unicodedata.normalize("NFKC", text).translate(_EXTRA_FOLD).translate(L.TRADITIONAL)
     s = _WS_RE.sub(" ", s).strip()
+    s = _CAPITAL_RE.sub(lambda m: m.group(0).translate(_CAPITAL).replace("億", "亿").replace("萬", "万"), s)
     if re.search(r"[a-zA-Z]", s):
-        s = _en_numbers(s)
+        s = _en_signed_words(_en_numbers(s))
+        s = _PERCENT_WORD_RE.sub("%", s)  # 8.93 percent is 8.93%
         s = _en_signs(s)
         # RMB25 is 25 yuan: a currency code is not part of the number's word.
         s = _CURRENCY_RE.sub(r"\1 ", s)
     if "负" in s or "零下" in s:
         s = _MINUS_WORD_RE.sub("-", s)
     if not any(ch in L.NUMERAL_CHARS for ch in s):
-        return s
+        return _KUAI_RE.sub(r"\1.\2元", s)
     # 百分之五十 → 五十% before the runs are read, so the percent reads like "50%".
     s = _PERCENT_RE.sub(lambda m: m.group(1) + "%", s)
     out: list[str] = []
@@ -335,4 +369,4 @@ def fold(text: object) -> str:
         out.append(m.group(0))
         pos = m.end()
     _convert(s, pos, len(s), out)
-    return "".join(out)
+    return _KUAI_RE.sub(r"\1.\2元", "".join(out))

@@ -13,7 +13,7 @@ reads what is left, so a value said of another subject never counts, whatever it
 * Names joined by nothing but 和, 跟, 与, 及, 、, commas or "and" speak together
   (北京和杭州都是20度 says 20 of both), and so do names said to be alike (杭州的温度和北京一样).
 * A part runs from its names to the next names. Text before the first names belongs to them
-  when no clause ends in between (现在20度的是北京); otherwise it names no one and is kept.
+  when no clause ends (or bracket opens) in between (现在20度的是北京); otherwise it names no one and is kept.
 * With no other subject named the whole answer is about the asked one: nothing is blanked.
 """
 
@@ -40,7 +40,8 @@ _LIKE_BEFORE_RE = re.compile(r"[和跟同与像]\s*$")
 _LIKE_AFTER_RE = re.compile(r"(?:的)?(?:温度|气温|天气)?\s*(?:一样|相同|差不多|相近|持平|类似)")
 _NOT_A_SUBJECT_AFTER = ("时间",)  # 北京时间 is the clock of China, not a statement about 北京
 _JOINER_RE = re.compile(r"(?:[\s,，、/&和跟与及同]|以及|还有|(?<![a-z])and(?![a-z]))*", re.IGNORECASE)
-_CLAUSE_END_RE = re.compile(r"[。;；!?！？\n]|\.(?!\d)|[,，](?!\d{3})")
+# An opening bracket ends what comes before too: "28℃（体感31℃）" says 28 of no feels-like.
+_CLAUSE_END_RE = re.compile(r"[。;；!?！？\n(（【\[]|\.(?!\d)|[,，](?!\d{3})")
 
 
 def _mentions(hay: str, subject: Subject) -> list[tuple[int, int, bool]]:

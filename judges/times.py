@@ -16,7 +16,8 @@ them (negated, hedged, approximate) and the matchers read them. Rules:
   (tonight at 8 = 20:00, tomorrow morning at 6:40, this evening 7:30).
 * Durations are whole minutes: 1小时30分, 90分钟, 1.5小时, 一个半小时, 半小时, 一刻钟, 2:15, 1h30m,
   1h30, 2 hours 15 minutes, an hour and a half, an hour and a quarter, 2 and a half hours,
-  half an hour. Seconds alone (90秒) are not read;
+  half an hour, 1小时40 (bare minutes after the hours). Seconds count only as whole minutes
+  (240秒 = 4 minutes; 90秒 is not read);
   1分30秒 is not a whole number of minutes and is left out. 3点59分 is a time, not 59 minutes.
 """
 
@@ -46,10 +47,11 @@ _CHA_RE = re.compile(  # 差5分8点, 差1刻9点: the minutes before the hour
     re.IGNORECASE,
 )
 _EN_RE = re.compile(  # quarter past 8, ten to nine (number words are digits after folding)
-    r"(?<![a-z\d])(?P<emin>\d{1,2}|quarter|half|a\s+quarter)(?:\s+minutes?)?\s+(?:past|after)\s+(?P<ehour>\d{1,2})(?![\d:])"
+    r"(?:(?<![a-z\d])(?P<emin>\d{1,2}|quarter|half|a\s+quarter)(?:\s+minutes?)?\s+(?:past|after)\s+(?P<ehour>\d{1,2})(?![\d:])"
     # "X to Y" is a clock reading only for the usual minute counts: "from 9 to 5" is a range.
     r"|(?<![a-z\d])(?<!from\s)(?<!between\s)(?P<tmin>5|10|20|25|quarter|a\s+quarter)(?:\s+minutes?)?\s+(?:to|before)\s+"
-    r"(?P<thour>\d{1,2})(?![\d:])"
+    r"(?P<thour>\d{1,2})(?![\d:]))"
+    # The period after either shape: half past two in the afternoon is 14:30.
     rf"(?:\s*o['’]?\s?clock)?{_TAIL}",
     re.IGNORECASE,
 )
@@ -133,6 +135,8 @@ def _readings(h: int, minute: int, m: re.Match[str], *, colon: bool, padded: boo
     if ampm and 1 <= h <= 12:
         # 12 AM is midnight and 12 PM noon; AM/PM after 0 or 13-23 adds nothing.
         return [(h % 12 + (12 if ampm == "p" else 0), minute)]
+    if _group(m, "period2") == "上午" and h == 12:
+        return [(0, minute)]  # a clock screen's "12:30 上午" is its 12:30 AM, half past midnight
     period = _group(m, "period") or _group(m, "period2")
     if period:
         return [(period_hour(period, h), minute)]
@@ -227,10 +231,14 @@ _DURATION_RE = re.compile(
     r"(?<![\d.])(?<!\d:)(?:"
     # Compound forms first, so the 59 of 1小时59分 is never read as "59 minutes" on its own.
     rf"(?:(?P<d>\d+)\s*(?:天|日)\s*[又零]?\s*)?(?P<h>\d+(?:\.\d+)?)\s*个?\s*(?P<half1>半)?\s*{_H_UNIT}(?P<half2>半)?"
-    r"(?:\s*[又零]?\s*(?:(?P<m>\d+)\s*分钟?(?:\s*(?P<s>\d+)\s*秒钟?)?|(?P<hq>[13])\s*刻钟?))?"
+    r"(?:\s*[又零]?\s*(?:(?P<m>\d+)\s*分钟?(?:\s*(?P<s>\d+)\s*秒钟?)?|(?P<hq>[13])\s*刻钟?"
+    # 1小时40 is 100 minutes: bare minutes after the hours, when nothing else follows them.
+    r"|(?P<mb>[1-5]\d|[1-9])(?![\d.])(?=\s*(?:$|[^\w%°.:]|左右|的样子))))?"
     # 3点59分 is a clock time, but 用时59分 is a duration.
     r"|(?<!\d[点时])(?<!\d点\s)(?<!\d\s点)(?<!\d\s点\s)(?P<m2>\d+)\s*分钟?(?:\s*(?P<s2>\d+)\s*秒钟?)?"
     r"|(?P<q>[13])\s*刻钟"
+    # Seconds count only as whole minutes: 240秒 is 4 minutes, 90秒 is no number of minutes.
+    r"|(?P<sec>\d+)\s*(?:秒钟?|(?:seconds?|secs?)(?![a-z]))"
     rf"|(?P<half>半)\s*个?\s*{_H_UNIT}"
     r"|(?P<ch>\d+):(?P<cm>\d{2})(?::(?P<cs>\d{2}))?(?![\d:])"
     rf"|(?P<eh>\d+(?:\.\d+)?)\s*(?:and\s+a\s+(?P<efrac>half|quarter)\s+)?{_EN_H}"
@@ -263,7 +271,7 @@ def _duration_of(m: re.Match[str]) -> int | None:
     g = m.group
     if g("h") is not None:
         half = bool(g("half1") or g("half2"))
-        minutes = str(15 * int(g("hq"))) if g("hq") else g("m")  # 1小时1刻钟 is 75 minutes
+        minutes = str(15 * int(g("hq"))) if g("hq") else g("m") or g("mb")  # 1小时1刻钟 is 75 minutes
         total = _whole_minutes(g("h"), half, minutes, g("s"))
         if total is not None and g("d") is not None:
             total += int(g("d")) * 1440
@@ -272,6 +280,9 @@ def _duration_of(m: re.Match[str]) -> int | None:
         return _whole_minutes(None, False, g("m2"), g("s2"))
     if g("q") is not None:
         return 15 * int(g("q"))
+    if g("sec") is not None:
+        seconds = int(g("sec"))
+        return seconds // 60 if seconds and seconds % 60 == 0 else None
     if g("half") or g("enhalf"):
         return 30
     if g("ch") is not None:

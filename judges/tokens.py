@@ -30,7 +30,8 @@ Decisions, each pinned by the named cases in tests/test_tokens.py:
   cannot …) count unless they are part of a word that does not deny (不错, 未来, 非常, 无论,
   毫无疑问, 不得不), a state (3条未读消息), a bound before a number (不到1小时) or a modifier
   before 的 and a noun (不下雨的日子有3天). Potential and modal negations (去不了, 看不到, 不会)
-  are negations. A-not-A (会不会) makes the clause a question.
+  are negations. A-not-A (会不会) makes the clause a question. A date is denied by a negation
+  anywhere in its clause: it says when something happens, and 明天不会响 says not tomorrow.
 """
 
 from __future__ import annotations
@@ -90,7 +91,7 @@ _CLAUSE_WORD_CN = "|".join(
     ("(?<!不)" + w if w.startswith("但") else w) for w in sorted(L.CLAUSE_WORDS_CN, key=len, reverse=True)
 )
 _BOUNDARY_RE = re.compile(
-    r"(?P<punct>[。;!?\n]|(?<!\d),|,(?!\d{3}(?!\d))|\.(?=\s|$|[\u4e00-\u9fff])(?<![a-z]\.[a-z]\.)(?<!\bno\.))"
+    r"(?P<punct>[。;!?\n]|\s[—–]\s|——|(?<!\d),|,(?!\d{3}(?!\d))|\.(?=\s|$|[\u4e00-\u9fff])(?<![a-z]\.[a-z]\.)(?<!\bno\.))"
     rf"|(?P<word>{_CLAUSE_WORD_CN}"
     rf"|(?<![a-z])(?:{'|'.join(L.CLAUSE_WORDS_EN)})(?![a-z]))",
     re.IGNORECASE,
@@ -149,7 +150,10 @@ def _denies(clause: str) -> bool:
 # 多云不下雨 states 多云, 小雨不冷 states 小雨, 20度不算冷 states 20度.
 _AFTER_DENIERS_RE = re.compile(
     r"^(?:(?:并不是|不是)(?!很|太|特别|那么|非常|十分|一般)|并非|绝非|不对|不准确|不正确|错了|有误|不算是|不属于|被否定|被否决|被驳回|被拒绝|被推翻|被撤销|被拒|被取消)"
-    r"|^(?:is|are|was|were)\s*(?:not|n['’]t)|^(?:isn['’]t|aren['’]t|wasn['’]t|weren['’]t)|^(?:is\s+)?wrong",
+    # 多云是不可能的, 20度不可能: the value is said to be impossible.
+    r"|^(?:是|也)?(?:不可能|没可能)"
+    r"|^(?:is|are|was|were)\s*(?:not|n['’]t)|^(?:isn['’]t|aren['’]t|wasn['’]t|weren['’]t)|^(?:is\s+)?wrong"
+    r"|^(?:is|was)\s+(?:impossible|out\s+of\s+the\s+question)",
     re.IGNORECASE,
 )
 
@@ -244,7 +248,7 @@ _VERSION_RE = re.compile(
 _PAREN_RE = re.compile(r"\([^()]*\)|【[^【】]*】")
 _EN_APPROX_BEFORE = re.compile(
     r"(?<![a-z])(?:" + "|".join(re.escape(w) for w in sorted(L.APPROX_BEFORE_EN, key=len, reverse=True))
-    + r")\s*$|(?<![\d%°度])\s*[~≈]\s*$",
+    + r")\s*$|(?<![\d%°度])(?<!°[CFcf])\s*[~≈]\s*$",
     re.IGNORECASE,
 )
 # 大概能睡7.5小时, 大约需要50分钟: the approximation word may stand a few characters before.
@@ -253,7 +257,7 @@ _CN_APPROX_BEFORE = re.compile(
 )
 _HEDGE_RE = re.compile(
     r"^[^。;!?\n\d]*?(?:" + "|".join(re.escape(w) for w in L.HEDGE_WORDS if w.isascii() is False)
-    + r"|(?<![a-z])or(?![a-z]))[^。;!?\n\d]*$",
+    + r"|(?<![a-z])(?:" + "|".join(L.EN_HEDGE_WORDS) + r")(?![a-z]))[^。;!?\n\d]*$",
     re.IGNORECASE,
 )
 _RANGE_RE = re.compile(r"^\s*(?:从)?(?:" + "|".join(re.escape(w) for w in L.RANGE_WORDS) + r"|until|till|through)\s*$")
@@ -337,9 +341,13 @@ def _mark_pairs(text: str, tokens: list[Token]) -> list[Token]:
     for i, t in enumerate(out):
         by_kind.setdefault(t.kind, []).append(i)
     for idx in by_kind.values():
-        for a, b in zip(idx, idx[1:]):
+        gaps = [text[out[a].end : out[b].start].strip() for a, b in zip(idx, idx[1:])]
+        for k, (a, b) in enumerate(zip(idx, idx[1:])):
             t1, t2 = out[a], out[b]
             gap = text[t1.end : t2.start]
+            # 07:00 / 14:30 / 22:50 is a list; 6:40/7:40 alone offers two.
+            if gap.strip() == "/" and "/" in (gaps[k - 1] if k else "", gaps[k + 1] if k + 1 < len(gaps) else ""):
+                continue
             if t1.kind == "number" and t1.unit and gap.lstrip().startswith(t1.unit):
                 gap = gap.lstrip()[len(t1.unit) :]
             if len(gap) > 12:
@@ -427,6 +435,9 @@ class Scan:
             clause = self.clause_at(t.start)
             body = text[clause.start : clause.end]
             denied = denies_at(body, t.start - clause.start, t.end - clause.start)
+            if t.kind == "date" and not denied:
+                # A day is when something happens: "明天不会响" denies that it rings that day.
+                denied = any(start >= t.end - clause.start for start, _, _ in negators(body))
             out.append(
                 replace(
                     t,
@@ -452,8 +463,9 @@ class Scan:
 
     def alternatives(self, start: int, end: int) -> bool:
         """Is text[start:end] offered as one of alternatives (北京或上海, A or B)?"""
-        before = self.text[max(0, start - 6) : start].rstrip().lower()
-        after = self.text[end : end + 6].lstrip().lower()
+        # 《肖申克的救赎》或《霸王别姬》: the quote marks around a name do not hide the 或.
+        before = self.text[max(0, start - 7) : start].rstrip().rstrip("《「『“\"'(").rstrip().lower()
+        after = self.text[end : end + 7].lstrip().lstrip("》」』”\"')").lstrip().lower()
         words = tuple(w for w in L.HEDGE_WORDS if w != "either")
         # 还是 before a value is "still" (今天还是多云); after one it offers another (北京还是上海).
         return before.endswith(tuple(w for w in words if w != "还是")) or after.startswith(words)

@@ -221,6 +221,15 @@ def _restates(text: str, t: Any) -> bool:
     return t.value == 1 and "\u4e00" <= text[t.end : t.end + 1] <= "\u9fff"
 
 
+# A code: letters and digits together (G11, A380, CMCC-8F2A, Xiaomi_5G_2F, PM2.5).
+_CODE_RE = re.compile(
+    r"(?<![A-Za-z0-9_.\-])(?=[A-Za-z0-9_\-]*[A-Za-z])(?=[A-Za-z0-9_\-]*\d)"
+    r"[A-Za-z0-9](?:[A-Za-z0-9_\-]*[A-Za-z0-9])?(?:\.\d+)*(?![A-Za-z0-9_])"
+)
+# Not codes: a number with its unit or scale (5G, 12k, 30min, 8GB, 7am, 1h30m) and ranks (Top1).
+_NOT_CODE_RE = re.compile(r"\d+(?:\.\d+)?[A-Za-z]+(?:\d+[A-Za-z]+)*|(?:top|no)\d+", re.IGNORECASE)
+
+
 def _inside(span: tuple[int, int], spans: list[tuple[int, int]]) -> bool:
     return any(a <= span[0] and span[1] <= b for a, b in spans)
 
@@ -244,6 +253,13 @@ class Items:
             self._pairs(s, covered)
             covered += [m.span() for m in _LIST_MARKER_RE.finditer(s.text)]
         tokens = [t for t in s.tokens if not _inside((t.start, t.end), covered)]
+        # Codes (G11, CMCC-8F2A, HX6730) hold digits a number does not read: each is a value.
+        valued = [(t.start, t.end) for t in s.tokens if t.kind in ("time", "date", "version")]
+        self.codes = [
+            m.group(0) for m in _CODE_RE.finditer(s.text)
+            if items and not _NOT_CODE_RE.fullmatch(m.group(0))
+            and not _inside(m.span(), covered) and not any(a < m.end() and m.start() < b for a, b in valued)
+        ]
         self.times = [t.value for t in tokens if t.kind == "time"]
         self.dates = [md for t in tokens if t.kind == "date" and (md := D.month_day(t.value)) is not None]
         # 06:40 reads as a time and as a duration; on a screen or in an answer it is a clock.
@@ -265,7 +281,9 @@ class Items:
     def _pairs(self, s, covered: list[tuple[int, int]]) -> None:
         """Digit-free pair values ("状态: 已发货") become text items; the labels are not items."""
         text = s.text
-        labels = [m for m in _LABEL_RE.finditer(text) if not m.group(1).isdigit() and not _inside(m.span(), covered)]
+        # "G11次7:00": a digit, a colon and a digit are a clock, not a label and its value.
+        labels = [m for m in _LABEL_RE.finditer(text) if not m.group(1).isdigit() and not _inside(m.span(), covered)
+                  and not (m.group(1)[-1].isdigit() and text[m.end() - 1 : m.end()] == ":" and text[m.end() : m.end() + 1].isdigit())]
         for i, m in enumerate(labels):
             end = labels[i + 1].start() if i + 1 < len(labels) else len(text)
             clause = _CLAUSE_END_RE.search(text, m.end(), end)
@@ -283,7 +301,7 @@ class Items:
         seen: set[tuple[str, Any]] = set()
         groups: tuple[tuple[str, list[Any]], ...] = (
             ("text", self.texts), ("time", self.times), ("date", self.dates), ("duration", self.durations),
-            ("version", self.versions), ("number", self.numbers),
+            ("version", self.versions), ("number", self.numbers), ("code", self.codes),
         )
         for kind, values in groups:
             for v in values:
@@ -298,6 +316,11 @@ class Items:
         """Does this screen show the answer item?"""
         if kind == "text":
             return _squeeze(fold(value)) in self.squeezed
+        if kind == "code":
+            # Whole: CMCC-8F is not shown by CMCC-8F2A; iPhone15 is shown by "iPhone 15".
+            parts = re.findall(r"[A-Za-z]+|\d+|[_\-]", value)
+            pattern = r"\s*".join(re.escape(p) for p in parts)
+            return re.search(rf"(?<![A-Za-z0-9_\-]){pattern}(?![A-Za-z0-9_]|-[A-Za-z0-9])", self.norm, re.IGNORECASE) is not None
         if kind == "time":
             # 下午3点 is grounded by 15:00 and by 3:00, never by 03:00; 早上6点40分 not by 6:40 PM.
             return any(set(value) & set(t) for t in self.times)

@@ -11,17 +11,18 @@ from typing import Any
 
 from judges.base import Check
 from judges.dates import expected_date, now_date, resolve
-from judges.lexicon import OFF_STATES
+from judges.lexicon import EN_NAMES, EXCLUSIONS, OFF_STATES
 from judges.matchers import bipartite_complete, expected_times, match_date, match_duration, match_time, match_value, time_close
-from judges.tokens import scan
+from judges.tokens import _denies, scan
 from judges.units import fits
 
-__all__ = ["TEMPERATURE_UNITS", "text_matches", "value_check", "stated_list", "list_check"]
+__all__ = ["TEMPERATURE_UNITS", "states", "text_matches", "value_check", "stated_list", "list_check"]
 
 # A clause saying an item is switched off does not list it among the ones that are on.
+# So does one that leaves it out (除了18:45, except 18:45).
 OFF_STATE_RE = re.compile(
-    "|".join(re.escape(w) for w in sorted(OFF_STATES, key=len, reverse=True) if not w.isascii())
-    + r"|(?<![a-z])(?:" + "|".join(re.escape(w) for w in OFF_STATES if w.isascii()) + r")(?![a-z])",
+    "|".join(re.escape(w) for w in sorted(OFF_STATES + EXCLUSIONS, key=len, reverse=True) if not w.isascii())
+    + r"|(?<![a-z])(?:" + "|".join(re.escape(w) for w in OFF_STATES + EXCLUSIONS if w.isascii()) + r")(?![a-z])",
     re.IGNORECASE,
 )
 
@@ -37,7 +38,14 @@ def text_matches(matcher: str, expected: Any, text: str | None, os_state: Any, *
         return match_duration(expected, text)
     if matcher == "date":
         return match_date(expected, text, os_state)
-    return match_value(expected, text, unit=unit)
+    return states(expected, text, unit=unit)
+
+
+def states(expected: Any, text: str | None, *, unit: str | None = None) -> bool:
+    """match_value, and for a Chinese name its English names too ("light rain" states 小雨)."""
+    if match_value(expected, text, unit=unit):
+        return True
+    return isinstance(expected, str) and any(match_value(n, text) for n in EN_NAMES.get(expected.strip(), ()))
 
 
 def value_check(name: str, matcher: str, expected: Any, text: str | None, os_state: Any, *,
@@ -70,7 +78,7 @@ def stated_list(matcher: str, text: str, os_state: Any, *, units: tuple[str, ...
 
     Dates are resolved against the simulated now (a range names every day in it); times keep
     their readings; numbers are exact ones, with a unit from `units` that fits `unit` when given,
-    and not the ones labelled as lows (最低15度) — a list of highs is judged on the highs. An item
+    and not the ones labelled as lows (最低15度, 最低分别是22、23) — a list of highs is judged on the highs. An item
     in a clause that denies anything or says it is off (18:45那个没开, 18:45那个是关着的) is not
     listed as one asked for.
     """
@@ -78,7 +86,8 @@ def stated_list(matcher: str, text: str, os_state: Any, *, units: tuple[str, ...
 
     def listed(t: Any) -> bool:
         clause = s.clause_at(t.start)
-        return not (t.hedged or clause.negated or OFF_STATE_RE.search(s.text, clause.start, clause.end))
+        body = _own_part(s.text, clause.start, clause.end, t.start)
+        return not (t.hedged or (clause.negated and _denies(body)) or OFF_STATE_RE.search(body))
 
     if matcher == "date":
         now = now_date(os_state)
@@ -98,10 +107,29 @@ def stated_list(matcher: str, text: str, os_state: Any, *, units: tuple[str, ...
             continue
         if (units is not None and t.unit not in units) or not fits(s, t, unit):
             continue
-        if re.search(r"(?:低|low(?:est)?)\D{0,4}$", s.text[max(0, t.start - 6) : t.start], re.IGNORECASE):
+        # The nearest label before it in its sentence governs it: "最低分别是22、23、22" labels all three.
+        start = max((m.end() for m in re.compile(r"[。;!?\n]").finditer(s.text, 0, t.start)), default=0)
+        labels = list(_HIGH_LOW_RE.finditer(s.text, start, t.start))
+        if labels and labels[-1].group("low"):
             continue
         out.append(t.value)
     return out
+
+
+_HIGH_LOW_RE = re.compile(r"(?P<high>最高|高温|(?<![a-z])high(?:est|s)?(?![a-z]))|(?P<low>最低|低温|(?<![a-z])low(?:est|s)?(?![a-z]))",
+                          re.IGNORECASE)
+_ASIDE_RE = re.compile(r"\([^()]*\)|【[^【】]*】")
+
+
+def _own_part(text: str, start: int, end: int, pos: int) -> str:
+    """The part of a clause that speaks of the item at `pos`: an aside in brackets speaks of its
+    own items ("22:50（18:45的已关闭）" says nothing is off about 22:50), the rest of the others."""
+    body = text[start:end]
+    asides = [m.span() for m in _ASIDE_RE.finditer(body)]
+    for a, b in asides:
+        if a <= pos - start < b:
+            return body[a:b]
+    return "".join(" " if any(a <= i < b for a, b in asides) else ch for i, ch in enumerate(body))
 
 
 def list_check(name: str, matcher: str, compare: str, expected: list[Any], text: str | None, os_state: Any,

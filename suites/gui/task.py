@@ -357,6 +357,10 @@ class Task:
         }
 
     # -- judging --------------------------------------------------------------------------
+    # Subjects the question fixes without a parameter: the day (今天, not 明天) or the reading
+    # (the temperature, not the feels-like one). A value said of another one does not count.
+    aspects: ClassVar[tuple[Subject, ...]] = ()
+
     def subjects(self) -> tuple[Subject, ...]:
         """What the question is about, one entry per kind: the asked names and the other names
         of that kind (from the ``subject`` parameters)."""
@@ -369,7 +373,7 @@ class Task:
             names = [n for v in asked for n in spec.names(v)]
             others = [n for v in spec.values.values() if v not in asked for n in spec.names(v)] + list(spec.kin)
             out.append(Subject(tuple(names), tuple(n for n in others if n not in names)))
-        return tuple(out)
+        return tuple(out) + tuple(self.aspects)
 
     def about(self, answer: str | None) -> str | None:
         """The answer without what it says of other subjects (judges.subjects.about)."""

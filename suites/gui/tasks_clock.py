@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from judges.base import Check
-from judges.matchers import match_value
+from judges.matchers import match_field, match_value
 
 from .apps import Clock, minutes_text, now
 from .task import AnswerTask, CriteriaTask, Enum, Observation, Task, Time
@@ -104,7 +104,8 @@ class SetAlarm(Task):
         new = [a for a in _c(obs, final=True).alarms if a["id"] not in before]
         hit = [a for a in new if a.get("time") == self.p.time]
         ok = bool(hit) and bool(hit[0].get("enabled"))
-        labelled = bool(hit) and hit[0].get("label") == self.p.label
+        # The label as typed: spacing, case and a final mark do not change it (match_field exact).
+        labelled = bool(hit) and match_field("exact", self.p.label, hit[0].get("label"))
         return [
             Check(name="alarm added", passed=ok, expected=self.p.time, actual=[a.get("time") for a in new],
                   reason="" if ok else f"no new enabled alarm at {self.p.time}"),

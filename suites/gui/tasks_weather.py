@@ -12,9 +12,11 @@ from judges.claims import TIE, more_of, rain_days, rain_on
 from judges.dates import expected_date, now_date
 from judges.matchers import has_close_number, match_value, phrase_hits
 from judges.tokens import Scan, scan
+from judges.subjects import Subject
 from judges.units import fits
 
 from .apps import Weather
+from .answers import states
 from .task import TEMPERATURE_UNITS, AnswerTask, CriteriaTask, Enum, Field, Observation, Task
 
 CITY_VALUES = {"北京": "beijing", "上海": "shanghai", "广州": "guangzhou", "杭州": "hangzhou", "成都": "chengdu"}
@@ -23,6 +25,21 @@ CITY_VALUES = {"北京": "beijing", "上海": "shanghai", "广州": "guangzhou",
 def city(default: str) -> Enum:
     """A city the question is about: a value the answer gives another city does not count."""
     return Enum(CITY_VALUES, default=default, subject=True)
+
+
+# "上海明天小雨，今天中雨" says 中雨 of today: a question about today (or now) reads what the
+# answer says of today, not of the other days it names.
+TODAY = Subject(
+    asked=("今天", "今日", "现在", "当前", "目前", "today", "now", "currently"),
+    others=("明天", "明日", "后天", "大后天", "昨天", "昨日", "前天", "tomorrow", "yesterday"),
+)
+# "北京实际温度18度，体感20度" gives 18 as the temperature: the feels-like reading and the day's
+# high and low are other readings.
+READING = Subject(
+    asked=("实际温度", "实际气温", "实际", "气温", "温度", "现在", "当前", "目前", "temperature", "now", "currently"),
+    others=("体感温度", "体感", "最高气温", "最低气温", "最高温度", "最低温度", "最高", "最低",
+            "feels like", "feels-like", "high of", "low of"),
+)
 
 
 def _w(obs: Observation, *, final: bool = False) -> Weather:
@@ -35,6 +52,7 @@ class CheckCurrentTemp(AnswerTask):
     parameters = {"city": city("beijing")}
     answer = "apps.weather.cities[id={city}].current.temp"
     answer_fields = [{"type": "number", "label": "{city}当前温度（°C）"}]
+    aspects = (TODAY, READING)
     unit = "°C"  # "北京现在20华氏度" does not state 20°C
 
 
@@ -44,12 +62,14 @@ class CheckCondition(AnswerTask):
     parameters = {"city": city("shanghai")}
     answer = "apps.weather.cities[id={city}].current.condition"
     answer_fields = [{"type": "text", "label": "天气状况", "hint": "e.g. 多云"}]
+    aspects = (TODAY,)
 
 
 class CheckDetailMetric(AnswerTask):
     """The field's type and label follow the metric parameter (numeric metrics are numbers)."""
 
     app = "weather"
+    aspects = (TODAY,)
     templates = ("{city}现在的{metric}是多少？",)
     parameters = {
         "city": city("beijing"),
@@ -73,6 +93,7 @@ class CheckHighLow(AnswerTask):
     """Two same-typed fields: per-field matching (Path A) catches a swapped high and low."""
 
     app = "weather"
+    aspects = (TODAY,)
     templates = ("{city}今天最高和最低气温分别是多少？",)
     parameters = {"city": city("beijing")}
     answer_hint = "只填数字，不要带单位"
@@ -249,6 +270,7 @@ class CheckWind(AnswerTask):
 
     app = "weather"
     templates = ("{city}现在刮什么风，几级？",)
+    aspects = (TODAY,)
     parameters = {"city": city("beijing")}
     answer_fields = [
         {"type": "text", "label": "风向", "hint": "e.g. 东风"},
@@ -264,7 +286,7 @@ class CheckWind(AnswerTask):
         text = obs.answer
         # Whole values, asserted: 南风 is not in 东南风, 一周 supplies no 1, 不是东风 is not 东风;
         # and said of the asked city (obs.said).
-        ok_dir = match_value(want["dir"], obs.said)
+        ok_dir = states(want["dir"], obs.said)
         ok_scale = match_value(want["scale"], obs.said)
         return [
             Check(name="answer.dir", passed=ok_dir, expected=want["dir"], actual=text,
