@@ -101,7 +101,7 @@ def test_a_suite_made_from_the_logs_scorers_gives_the_logs_scores(project) -> No
     after = _by_run(pass_rows(Store("store"), judged["pass_id"]))
     assert after == before  # every check, value, answer and explanation; the grader was replayed
     d = traj("diff", "--store", "store")
-    assert "8 runs in both, 0 flips" in d.output
+    assert "8 runs judged before, 0 flips" in d.output  # each run against its imported verdict
 
 
 def test_a_fixed_scorer_flips_exactly_the_runs_it_should(project) -> None:

@@ -415,7 +415,7 @@ def test_the_latest_judgement_is_the_last_recorded_not_the_latest_ts(serve, self
     f = tmp / "vouched.jsonl"
     f.write_text("\n".join(judgement_run("llm-old", planted, "2099-01-01T00:00:00Z")) + "\n", encoding="utf-8")
     r = cli("ingest", str(f), "--trust-judgements", "--store", sdir)
-    assert r.exit_code == 0 and "1 judgement runs newly trusted" in r.output, r.output
+    assert r.exit_code == 0 and "1 judgement run newly trusted" in r.output, r.output
     assert cli("judge", "--store", sdir).exit_code == 0
     assert l3(sdir)["score"] == 1.0
     # A later recording by another model: recorded after, so it is the latest, whatever the ts.

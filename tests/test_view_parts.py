@@ -254,7 +254,8 @@ def test_traj_view_refuses_a_taken_port_and_a_missing_store(demo, tmp_path):
         r = CliRunner().invoke(app, ["view", "--store", str(demo), "--port", str(port)])
     assert r.exit_code == 1 and f"cannot serve on 127.0.0.1:{port}" in r.output
     r = CliRunner().invoke(app, ["view", "--store", str(tmp_path / "none"), "--port", str(free_port())])
-    assert r.exit_code == 1 and "no store here" in r.output
+    assert r.exit_code == 1 and r.output.strip() == (
+        f"error: no traj store at {tmp_path / 'none'} (create one with traj ingest or traj demo)")
     r = CliRunner().invoke(app, ["view", "--store", str(demo), "--split", "dev"])
     assert r.exit_code == 1 and "--split must be one of tune, holdout" in r.output
 
