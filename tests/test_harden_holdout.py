@@ -124,3 +124,30 @@ def test_every_read_of_a_holdout_runs_verdict_is_refused_or_recorded(sdir, tmp_p
         look.tune("\n".join(x for x in text.splitlines() if "by tester:" not in x))
     scores = [json.loads(x) for x in (out / "scores.jsonl").read_text(encoding="utf-8").splitlines()]
     assert [s["run_id"] for s in scores] == ["r1"]
+
+
+def test_a_holdout_runs_flip_shows_in_traj_diff_only_under_split_holdout(sdir) -> None:
+    """A later pass flips the holdout run (as a fixed rule would): plain ``traj diff`` and
+    ``traj diff A B`` leave its flip out and say so; ``--split holdout`` shows it and records the look."""
+    import dataclasses
+
+    from trajectory.judging import SuiteResolver, judge_runs
+    from trajectory.judging.passes import write_pass
+
+    store = Store(sdir)
+    look = Looks(store)
+    assert traj("judge", "--store", sdir).exit_code == 0
+    again = judge_runs(store, SuiteResolver(store), dry_run=True)
+    flipped = [{**r, "outcome": "fail" if r["outcome"] == "pass" else "pass"} if r["run_id"] == H else r
+               for r in again.rows]
+    write_pass(store, dataclasses.replace(again, rows=flipped), kind="judge", by="t", command="t", filters={})
+    first, second = [p["pass_id"] for p in store.read("passes").sort_by("started_at").to_pylist()]
+    for args in ((), (first, second)):
+        r = traj("diff", *args, "--store", sdir)
+        assert r.exit_code == 0 and "1 flip of holdout runs" in r.output, r.output
+        look.tune(r.output)
+        r = traj("diff", *args, "--json", "--store", sdir)
+        assert json.loads(r.output)["holdout_hidden"] == 1 and json.loads(r.output)["flips"] == []
+        look.tune(r.output)
+        r = traj("diff", *args, "--split", "holdout", "--store", sdir)
+        look.holdout(r.output)

@@ -15,6 +15,7 @@ from trajectory.judging import (
     passes,
     render_diff,
 )
+from trajectory.judging.diff import shown_split
 from trajectory.judging.passes import PassResult
 from trajectory.errors import QueryError
 from trajectory.query import SPLITS, format_table, record_holdout_view
@@ -184,17 +185,25 @@ def judge(
 def diff(
     pass_a: Annotated[str | None, typer.Argument(help="Earlier pass (default: see above).", metavar="PASS_A")] = None,
     pass_b: Annotated[str | None, typer.Argument(help="Later pass.", metavar="PASS_B")] = None,
+    split: Annotated[
+        str, typer.Option("--split", help="Show the flips of this pool's runs (holdout: the look is recorded).")
+    ] = "tune",
     json_: JsonOpt = False,
     store: StoreOpt = None,
 ) -> None:
     """Verdict flips with their evidence. With no passes given: what the last pass changed,
     against each run's verdict before it (so passes may cover different runs)."""
+    if split not in SPLITS:
+        raise QueryError(f"--split must be one of {', '.join(SPLITS)}, got {split!r}")
     s = open_store(store)
-    d = diff_passes(s, pass_a, pass_b)
+    d, hidden = shown_split(s, diff_passes(s, pass_a, pass_b), split)
     if json_:
-        echo_json(d.to_json())
+        echo_json({**d.to_json(), "holdout_hidden": hidden})
     else:
         typer.echo(term_safe(render_diff(d)))
+        if hidden:
+            typer.echo(f"(and {plural(hidden, 'flip')} of holdout runs: shown with --split holdout, "
+                       "and the look is recorded)")
 
 
 @handle_errors

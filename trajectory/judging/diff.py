@@ -172,6 +172,26 @@ def dry_run_diff(store: Store, result: PassResult) -> Diff:
     return compare(current, new, "current verdicts", "dry run")
 
 
+def shown_split(store: Store, diff: Diff, split: str) -> tuple[Diff, int]:
+    """The diff as it may be shown: a holdout run's flip is left out unless ``split`` is
+    holdout, and then the look is recorded (as for every read of holdout verdicts). Returns the
+    diff to show and how many flips were left out."""
+    from ..query import record_holdout_view, run_splits
+
+    if not diff.flips:
+        return diff, 0
+    with Views(store, split=None) as views:
+        pools = run_splits(views, [f.run_id for f in diff.flips])
+    holdout = [f for f in diff.flips if pools.get(f.run_id) == "holdout"]
+    if not holdout:
+        return diff, 0
+    if split == "holdout":
+        record_holdout_view(store, "diff", {"flips": len(holdout), "after": diff.after_label})
+        return diff, 0
+    shown = [f for f in diff.flips if pools.get(f.run_id) != "holdout"]
+    return dataclasses.replace(diff, flips=shown), len(holdout)
+
+
 def _show(value: Any) -> str:
     text = json.dumps(value, ensure_ascii=False)
     return text if len(text) <= 70 else text[:67] + "..."
