@@ -36,6 +36,13 @@ def judge(
     where: Annotated[str | None, typer.Option(help="SQL condition on the runs view.")] = None,
     batch: Annotated[str | None, typer.Option(help="Only runs of this batch.")] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Judge and show the diff; write nothing.")] = False,
+    all_: Annotated[
+        bool,
+        typer.Option(
+            "--all",
+            help="Judge every selected finished run, not only those whose verdict is missing or out of date.",
+        ),
+    ] = False,
     llm: Annotated[
         bool, typer.Option("--llm", help="First ask the LLM judge the prompts not yet answered, and record them.")
     ] = False,
@@ -53,7 +60,12 @@ def judge(
     json_: JsonOpt = False,
     store: StoreOpt = None,
 ) -> None:
-    """Judge finished runs with the current judge code; each call is one pass."""
+    """Judge finished runs with the current judge code; each call is one pass.
+
+    By default only the runs whose current verdict no longer stands are judged: no verdict yet,
+    another judge version for their task, events added since, another pair partner or more
+    recorded LLM judgements. The others keep their verdicts (judging them again gives the same).
+    """
     s = open_store(store)
     resolver = SuiteResolver(s)
     if llm or llm_base_url or llm_key or llm_model:
@@ -78,6 +90,7 @@ def judge(
         workers=max(1, workers),
         timeout=timeout or None,
         progress=_progress_line() if sys.stderr.isatty() else None,
+        incremental=not all_,
     )
     if sys.stderr.isatty():
         typer.echo("\r\033[K", err=True, nl=False)

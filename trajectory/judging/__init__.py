@@ -12,10 +12,12 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ..query import Views
 from ..store import Store, now_utc
 from .diff import CheckChange, Diff, Flip, compare, diff_passes, dry_run_diff, render_diff
 from .execution import JudgeTimeout, Judging, PassContext, StageHook, judge_on_workers, judge_state, run_with_budget
 from .passes import PassResult, current_rows, new_pass_id, pass_rows, passes, to_json, verdict_row, write_pass
+from .incremental import current_version, stale_runs
 from .resolve import SuiteResolver, register_suite
 from .selection import (
     JUDGEMENT_SUITE,
@@ -48,8 +50,14 @@ def judge_runs(
     partition: int = 2000,
     progress: Callable[[int, int], None] | None = None,
     hook: StageHook | None = None,
+    incremental: bool = False,
 ) -> PassResult:
     """One judging pass over the selected finished runs.
+
+    ``incremental``: judge only the selected runs whose current verdict no longer stands (none
+    yet, another judge version for their task now, events added since, another pair partner or
+    more recorded LLM judgements; see incremental.py); the others keep their verdicts, which
+    are what judging them again would give. Without it, every selected finished run is judged.
 
     Runs are judged in partitions of ``partition`` runs (never all events in memory at once),
     on ``workers`` processes when more than one; verdicts come back in run order either way,
@@ -59,19 +67,21 @@ def judge_runs(
     """
     started = now_utc()
     t = time.perf_counter()
-    sel = select_runs(store, suite=suite, run_ids=run_ids, where=where, batch=batch)
+    with Views(store, split=None) as views:
+        sel = select_runs(store, suite=suite, run_ids=run_ids, where=where, batch=batch, views=views)
+        judgements = recorded_judgements(store, views)
+        finished = stale_runs(resolver, sel, len(judgements), views) if incremental else sel.finished
     ctx = PassContext(
         store=store,
         specs=resolver.specs(set(sel.suites.values())) if workers > 1 else {},
         suites=sel.suites,
-        judgements=recorded_judgements(store),
+        judgements=judgements,
         timeout=timeout,
         pass_id=new_pass_id(started),
         at=started,
     )
     if hook is not None:
         hook("select", time.perf_counter() - t)
-    finished = sel.finished
     parts = [finished[i : i + partition] for i in range(0, len(finished), partition)]
     rows: list[dict[str, Any]] = []
     versions: dict[str, str] = {}
@@ -92,12 +102,16 @@ def judge_runs(
                     progress(len(rows), len(finished))
     finally:
         judging.close()
-    result = PassResult(ctx.pass_id, started, now_utc(), rows, len(sel.open), False, versions)
+    result = PassResult(
+        ctx.pass_id, started, now_utc(), rows, len(sel.open), False, versions,
+        up_to_date=len(sel.finished) - len(finished), dry_run=dry_run,
+    )
     if not dry_run and rows:
         t = time.perf_counter()
         write_pass(
             store, result, kind=kind, by=by, command=command,
-            filters={"suite": suite, "run_ids": list(run_ids or []), "where": where, "batch": batch},
+            filters={"suite": suite, "run_ids": list(run_ids or []), "where": where, "batch": batch,
+                     "all": not incremental},
             note=note,
         )
         if hook is not None:
@@ -110,5 +124,5 @@ __all__ = [
     "Selection", "StageHook", "SuiteResolver", "batch_states", "compare", "current_rows", "diff_passes",
     "dry_run_diff", "judge_runs", "judge_state", "load_events", "load_partners", "load_state", "new_pass_id",
     "pass_rows", "passes", "recorded_judgements", "register_suite", "render_diff", "run_with_budget",
-    "select_runs", "to_json", "verdict_row", "with_judgements", "write_pass",
+    "select_runs", "stale_runs", "current_version", "to_json", "verdict_row", "with_judgements", "write_pass",
 ]

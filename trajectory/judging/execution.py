@@ -219,11 +219,15 @@ class Judging:
         versions: dict[str, str] = {}
         for run_id in run_ids:
             state = states[run_id]
-            verdict, version = self.judge_one(state, partners.get(run_id))
+            partner = partners.get(run_id)
+            verdict, version = self.judge_one(state, partner)
             suite = self.resolver.get(state.suite)
             if suite is not None and (state.suite or "") not in versions:
                 versions[state.suite or ""] = suite.code_version()
-            rows.append(verdict_row(ctx.pass_id, state, verdict, version, ctx.at))
+            rows.append(verdict_row(
+                ctx.pass_id, state, verdict, version, ctx.at,
+                partner=None if partner is None else partner.run_id, judgements=len(ctx.judgements),
+            ))
         self._timed("judge", t)
         return rows, versions
 
@@ -304,7 +308,12 @@ def judge_on_workers(
             verdict = Verdict.error(
                 f"judge did not stop at its time budget of {ctx.timeout:g}s; its worker was killed"
             )
-            row = verdict_row(ctx.pass_id, state, verdict, parent.version_of(state), ctx.at)
+            # The partner as the killed worker had it: what an incremental pass compares.
+            partner = load_partners(ctx.store, parent.resolver, {run_id: state}).get(run_id)
+            row = verdict_row(
+                ctx.pass_id, state, verdict, parent.version_of(state), ctx.at,
+                partner=None if partner is None else partner.run_id, judgements=len(ctx.judgements),
+            )
             order = {r: i for i, r in enumerate(part)}
             done[part[0]] = (sorted(part_rows + [row], key=lambda r: order[r["run_id"]]), versions)
     return done

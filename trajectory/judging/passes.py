@@ -31,8 +31,26 @@ def to_json(value: Any) -> str:
     return msgspec.json.encode(value, enc_hook=json_default).decode()
 
 
-def verdict_row(pass_id: str, state: RunState, verdict: Verdict, version: str, at: _dt.datetime) -> dict[str, Any]:
-    """One row of the verdicts table (see its schema in trajectory/tables.py)."""
+def params_key(params: dict[str, Any] | None) -> str | None:
+    """A run's task parameters as the verdicts table keeps them: JSON text with sorted keys."""
+    return None if params is None else msgspec.json.encode(params, order="sorted").decode()
+
+
+def verdict_row(
+    pass_id: str,
+    state: RunState,
+    verdict: Verdict,
+    version: str,
+    at: _dt.datetime,
+    partner: str | None = None,
+    judgements: int = 0,
+) -> dict[str, Any]:
+    """One row of the verdicts table (see its schema in trajectory/tables.py).
+
+    ``partner``: the run id of the pair partner the judge was given; ``judgements``: how many
+    recorded LLM judgements it was given. With the run's last seq and its parameters they are
+    what an incremental pass compares to decide whether the verdict still stands.
+    """
     return {
         "pass_id": pass_id,
         "run_id": state.run_id,
@@ -56,6 +74,10 @@ def verdict_row(pass_id: str, state: RunState, verdict: Verdict, version: str, a
         "judge_version": version,
         "judged_at": at,
         "details": None if verdict.details is None else to_json(verdict.details),
+        "params": params_key(state.params),
+        "judged_seq": state.seq,
+        "partner": partner,
+        "judgements": judgements,
     }
 
 
@@ -75,6 +97,8 @@ class PassResult:
     open_runs: int
     written: bool
     versions: dict[str, str]  # suite name -> code version
+    up_to_date: int = 0  # selected finished runs an incremental pass left with their verdicts
+    dry_run: bool = False
 
     @property
     def counts(self) -> Counter[str]:
@@ -83,10 +107,16 @@ class PassResult:
     def summary(self) -> str:
         c = self.counts
         parts = ", ".join(f"{c[k]} {k}" for k in ("pass", "fail", "error", "skipped", "na") if c[k])
-        line = f"pass {self.pass_id}: judged {len(self.rows)} runs" + (f" ({parts})" if parts else "")
+        if not self.rows and self.up_to_date:
+            # An incremental pass that found every verdict standing writes no pass at all.
+            line = f"nothing to judge: {self.up_to_date} runs up to date (judge --all judges them again)"
+        else:
+            line = f"pass {self.pass_id}: judged {len(self.rows)} runs" + (f" ({parts})" if parts else "")
+            if self.up_to_date:
+                line += f"; {self.up_to_date} up to date"
         if self.open_runs:
             line += f"; left {self.open_runs} open run{'s' if self.open_runs != 1 else ''} unjudged"
-        if not self.written:
+        if self.dry_run:
             line += " [dry run: nothing written]"
         return line
 

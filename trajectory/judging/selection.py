@@ -32,6 +32,18 @@ class Selection:
     finished: list[str]
     open: list[str]
     suites: dict[str, str | None] = dataclasses.field(default_factory=dict)  # finished run -> suite
+    #: One row per finished run: run_id, suite, task, last_seq, pair_id, pair_round (what an
+    #: incremental pass compares with the runs' current verdicts; see incremental.py).
+    ends: pa.Table | None = None
+
+
+# The first and the last event of every run: run_started says what the run is, run_finished that
+# it is over and at which seq (nothing follows it). Reading these rows only, instead of grouping
+# every event by run, keeps selection cheap in a store of millions of events.
+_ENDS_SQL = (
+    "SELECT run_id, suite, task, seq AS last_seq, pair_id, pair_round, kind = 'run_finished' AS finished "
+    "FROM events WHERE kind IN ('run_started', 'run_finished') AND {cond} ORDER BY run_id, seq"
+)
 
 
 def select_runs(
@@ -41,29 +53,36 @@ def select_runs(
     run_ids: Sequence[str] | None = None,
     where: str | None = None,
     batch: str | None = None,
+    views: Views | None = None,
 ) -> Selection:
     """Runs matching the filters (all pools: holdout runs are judged too, only shown apart)."""
     cond, params = run_filter(suite=suite, batch=batch, run_ids=run_ids)
-    if where:
-        cond += f" AND ({where})"
     cond += f" AND suite IS DISTINCT FROM {sql_str(JUDGEMENT_SUITE)}"
-    sql = f"SELECT run_id, outcome IS NOT NULL AS finished, suite FROM _runs_all WHERE {cond} ORDER BY run_id"
-    with Views(store, split=None) as views:
+    if where:
+        cond += f" AND run_id IN (SELECT run_id FROM _runs_all WHERE ({where}))"
+    own = views is None
+    views = views or Views(store, split=None)
+    try:
         if where:
             # The condition is a person's SQL: the whole statement goes through the sandbox.
             check_sql(views.con, f"SELECT run_id FROM runs WHERE ({where})")
         try:
-            rows = views.con.execute(sql, params).fetchall()
+            table = views.con.sql(_ENDS_SQL.format(cond=cond), params=params).to_arrow_table()
         except Exception as exc:
             raise QueryError(f"--where: {str(exc).splitlines()[0]}") from exc
+    finally:
+        if own:
+            views.close()
+    ends = table.filter(table.column("finished")).drop_columns(["finished"])
+    finished = ends.column("run_id").to_pylist()
+    done = set(finished)
+    open_ = [r for r in dict.fromkeys(table.column("run_id").to_pylist()) if r not in done]
     if run_ids:
-        found = {r[0] for r in rows}
+        found = done | set(open_)
         missing = [r for r in run_ids if r not in found]
         if missing:
             raise NotFound(f"no such run: {', '.join(missing[:5])}")
-    return Selection(
-        [r[0] for r in rows if r[1]], [r[0] for r in rows if not r[1]], {r[0]: r[2] for r in rows if r[1]}
-    )
+    return Selection(finished, open_, dict(zip(finished, ends.column("suite").to_pylist())), ends)
 
 
 def load_events(store: Store, run_ids: Sequence[str], version: int | None = None) -> dict[str, list[ev.Event]]:
@@ -95,7 +114,7 @@ def load_state(store: Store, run_id: str, at: int | None = None) -> RunState:
     return replay(events)
 
 
-def recorded_judgements(store: Store) -> tuple[Judgement, ...]:
+def recorded_judgements(store: Store, views: Views | None = None) -> tuple[Judgement, ...]:
     """Every LLM judgement recorded in the store's judgement runs.
 
     A judgement cannot be appended to the run it judges (nothing may follow run_finished), so
@@ -105,11 +124,16 @@ def recorded_judgements(store: Store) -> tuple[Judgement, ...]:
     """
     if not store.has_table("events"):
         return ()
-    with Views(store, split=None) as views:
+    own = views is None
+    views = views or Views(store, split=None)
+    try:
         table = views.arrow(
             "SELECT data FROM events WHERE kind = 'judgement_recorded' AND suite = ? ORDER BY ts, run_id, seq",
             [JUDGEMENT_SUITE],
         )
+    finally:
+        if own:
+            views.close()
     out = []
     for data in table.column("data").to_pylist():
         e = ev.DECODER.decode(data)
