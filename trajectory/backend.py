@@ -103,6 +103,19 @@ class Backend(abc.ABC):
         """Whether anything of a store is there (a format-0 store has tables but no marker)."""
 
 
+#: Rows per Parquet row group of the store's files. Smaller than delta-rs's default (one group
+#: per ~1M rows), so that a scan can skip by statistics (the events of one kind, a range of
+#: runs; see trajectory/ingest.sort_for_layout) and DuckDB can read one file on several threads.
+ROW_GROUP_ROWS = 64 * 1024
+
+
+def writer_properties():  # noqa: ANN201 - deltalake.WriterProperties
+    """How every backend writes Parquet files for delta-rs."""
+    from deltalake import WriterProperties
+
+    return WriterProperties(max_row_group_size=ROW_GROUP_ROWS, compression="SNAPPY")
+
+
 def write_batches(batches: Iterable[pa.RecordBatch], schema: pa.Schema) -> pa.RecordBatchReader:
     """Record batches in a table's schema, as one reader (empty batches left out)."""
 

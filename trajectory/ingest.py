@@ -7,11 +7,9 @@ then the seq rules. Every refusal names ``FILE:LINE: $.path: message (run R, seq
 
 from __future__ import annotations
 
-import array
 import contextlib
 import dataclasses
 import gc
-import itertools
 import json
 import re
 import uuid
@@ -21,12 +19,14 @@ from typing import Any
 import msgspec
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.json as pajson
 
 from . import events as ev
+from .batchplan import PlainPath, Workers, ingest_chunks
 from .errors import ConflictError, LimitError, SchemaError, TrajError
-from .store import Store, now_utc
-from .tables import ARROW_TYPES, EVENTS_SCHEMA, TS, events_schema
+from .eventrows import rows, sort_for_layout  # noqa: F401 - the rows of new events, for callers
+from .staging import CHUNK_BYTES, Chunk, chunks_of_bytes, chunks_of_file
+from .store import Store
+from .tables import EVENTS_SCHEMA
 
 MAX_REPORTED = 20  # problems listed per refused batch; more are counted, not listed
 
@@ -147,9 +147,10 @@ def _where(raw: bytes) -> str:
     return f" ({', '.join(parts)})" if parts else ""
 
 
-# A JSON string (with its escapes) or one bracket: strings are skipped whole, so a bracket
-# inside a string never counts, and the scan runs in the regex engine, not byte by byte.
-_STRING_OR_BRACKET = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+# A JSON string with its escapes (written unrolled: one regex step per run of plain characters).
+# Strings are removed whole before brackets are counted, so a bracket inside one never counts.
+_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
+_NOT_BRACKETS = bytes(c for c in range(256) if c not in b"[]{}")
 
 
 def _depth_exceeds(raw: bytes, limit: int) -> bool:
@@ -157,15 +158,31 @@ def _depth_exceeds(raw: bytes, limit: int) -> bool:
     if raw.count(b"[") + raw.count(b"{") <= limit:
         return False
     depth = 0
-    for m in _STRING_OR_BRACKET.finditer(raw):
-        token = m.group()
-        if token in (b"[", b"{"):
+    for byte in _STRING.sub(b"", raw).translate(None, _NOT_BRACKETS):
+        if byte in (0x5B, 0x7B):  # [ {
             depth += 1
             if depth > limit:
                 return True
-        elif token in (b"]", b"}"):
+        else:
             depth -= 1
     return False
+
+
+def line_problem(raw: bytes, limits: Limits = DEFAULT_LIMITS) -> tuple[str | None, int]:
+    """What is wrong with one non-blank line (after ``FILE:LINE: ``), or None; and 1 when the
+    problem is a limit rather than malformed input."""
+    if len(raw) > limits.max_line_bytes:
+        return f"$: line is {len(raw)} bytes, over the limit of {limits.max_line_bytes}", 1
+    if raw.count(b"[") + raw.count(b"{") > limits.max_depth and _depth_exceeds(raw, limits.max_depth):
+        return f"$: nesting deeper than the limit of {limits.max_depth}{_where(raw)}", 1
+    try:
+        ev.DECODER.decode(raw)
+    except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+        path, msg = _describe(exc)
+        return f"{path}: {msg}{_where(raw)}", 0
+    except RecursionError:  # only reachable with a --max-depth above the decoder's own
+        return f"$: nesting too deep to decode{_where(raw)}", 0
+    return None, 0
 
 
 def parse(data: bytes, source: str, limits: Limits = DEFAULT_LIMITS) -> list[Parsed]:
@@ -182,31 +199,24 @@ def parse(data: bytes, source: str, limits: Limits = DEFAULT_LIMITS) -> list[Par
             raw = raw[:-1]
         if not raw.strip():
             continue
-        problem: str | None = None
-        if len(raw) > limits.max_line_bytes:
-            over_limit += 1
-            problem = (
-                f"$: line is {len(raw)} bytes, over the limit of {limits.max_line_bytes}"
-            )
-        elif raw.count(b"[") + raw.count(b"{") > limits.max_depth and _depth_exceeds(raw, limits.max_depth):
-            over_limit += 1
-            problem = f"$: nesting deeper than the limit of {limits.max_depth}"
-        else:
+        if len(raw) <= limits.max_line_bytes and raw.count(b"[") + raw.count(b"{") <= limits.max_depth:
             try:
                 event = decode(raw)
-            except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-                path, msg = _describe(exc)
-                problem = f"{path}: {msg}"
-            except RecursionError:  # only reachable with a --max-depth above the decoder's own
-                problem = "$: nesting too deep to decode"
+            except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
+                pass
             else:
                 body, same = encode(event)
                 out.append(Parsed(lineno, event, body, digest(same)))
                 continue
+        problem, limit = line_problem(raw, limits)
+        if problem is None:  # a line with many brackets that does not nest too deep
+            body, same = encode(event := decode(raw))
+            out.append(Parsed(lineno, event, body, digest(same)))
+            continue
         n_problems += 1
+        over_limit += limit
         if len(problems) < MAX_REPORTED:
-            where = "" if len(raw) > limits.max_line_bytes else _where(raw)
-            problems.append(_one_line(f"{source}:{lineno}: {problem}{where}"))
+            problems.append(_one_line(f"{source}:{lineno}: {problem}"))
     if problems:
         raise _refusal(LimitError if over_limit == n_problems else SchemaError, problems, n_problems)
     return out
@@ -233,12 +243,20 @@ class Existing:
     info: RunInfo | None
 
 
+def existing_table(store: Store, run_ids: Sequence[str] | pa.Array) -> pa.Table:
+    """The stored events of these runs: run_id, seq, hash, kind and the run columns."""
+    cols = ["run_id", "seq", "hash", "kind", *run_fields()]
+    if not len(run_ids) or not store.has_table("events"):
+        return EVENTS_SCHEMA.empty_table().select(cols)
+    values = run_ids if isinstance(run_ids, pa.Array) else pa.array(list(run_ids), pa.string())
+    return store.read("events", columns=cols, filter=pc.field("run_id").isin(values))
+
+
 def existing_runs(store: Store, run_ids: Sequence[str]) -> dict[str, Existing]:
     if not run_ids or not store.has_table("events"):
         return {}
     fields = run_fields()
-    cols = ["run_id", "seq", "hash", "kind", *fields]
-    table = store.read("events", columns=cols, filter=pc.field("run_id").isin(list(run_ids)))
+    table = existing_table(store, run_ids)
     out: dict[str, Existing] = {}
     for row in table.to_pylist():
         run = out.get(row["run_id"])
@@ -389,115 +407,6 @@ def plan_batch(
     return new, present
 
 
-# -- rows -----------------------------------------------------------------------------------
-
-
-def _json_or_none(value: Any) -> str | None:
-    return None if value is None else msgspec.json.encode(value).decode()
-
-
-def _strings(parts: Sequence[bytes]) -> pa.Array:
-    """A string array straight from encoded bytes (no per-item Python str)."""
-    offsets = array.array("q", [0])
-    offsets.extend(itertools.accumulate(len(p) for p in parts))
-    return pa.LargeStringArray.from_buffers(
-        len(parts), pa.py_buffer(offsets), pa.py_buffer(b"".join(parts))
-    ).cast(pa.string())
-
-
-def _reader_schema(decl: Any) -> pa.Schema:
-    """The keys of the stored event JSON that typed columns come from, for Arrow's JSON reader
-    (C++, all cores) instead of one Python attribute at a time."""
-    top: dict[str, Any] = {"kind": pa.string()}
-    for col in decl.columns:
-        if col.json or col in decl.run_columns:
-            continue
-        for _, path in col.sources:
-            typ = ARROW_TYPES[col.type]
-            if len(path) == 1:
-                top[path[0]] = typ
-            else:
-                sub = top.setdefault(path[0], {})
-                sub[path[1]] = typ
-    return pa.schema([
-        (k, pa.struct(list(v.items())) if isinstance(v, dict) else v) for k, v in top.items()
-    ])
-
-
-def _column(typed: pa.Table, col: Any) -> pa.ChunkedArray:
-    """One typed column: each source kind's field, null for the events of other kinds. A
-    figure is 0 where its object is there but the figure left out, null with no object."""
-    kind = typed.column("kind")
-    by_path: dict[tuple[str, ...], list[str]] = {}
-    for source_kind, path in col.sources:
-        by_path.setdefault(path, []).append(source_kind)
-    out = None
-    for path, kinds in by_path.items():
-        arr = typed.column(path[0])
-        if len(path) > 1:
-            field = pc.struct_field(arr, path[1])
-            if col.figure:
-                field = pc.if_else(pc.is_valid(arr), pc.fill_null(field, 0), pa.scalar(None, field.type))
-            arr = field
-        if col.name not in ("run_id", "seq", "ts"):
-            arr = pc.if_else(pc.is_in(kind, value_set=pa.array(kinds)), arr, pa.scalar(None, arr.type))
-        out = arr if out is None else pc.coalesce(out, arr)
-    assert out is not None
-    return out
-
-
-def _run_columns(infos: Sequence[dict[str, Any]], schema: pa.Schema, names: Sequence[str]) -> dict[str, pa.Array]:
-    """The run_started fields copied onto each event: built once per run, then taken per event."""
-    index: dict[int, int] = {}
-    per_run: list[dict[str, Any]] = []
-    take = []
-    for info in infos:
-        k = index.get(id(info))
-        if k is None:
-            k = index[id(info)] = len(per_run)
-            per_run.append(info)
-        take.append(k)
-    positions = pa.array(take, pa.int64())
-    return {f: pa.array([i.get(f) for i in per_run], schema.field(f).type).take(positions) for f in names}
-
-
-def rows(new: Sequence[tuple[Parsed, dict[str, Any]]], commit_id: str, decl: Any = None) -> pa.Table:
-    """Arrow rows for new events, in the events table's schema (both derived from ``decl``,
-    the event declaration)."""
-    decl = decl or ev.declaration()
-    schema = EVENTS_SCHEMA if decl is ev.declaration() else events_schema(decl)
-    datas = [p.data for p, _ in new]
-    typed = pajson.read_json(
-        pa.BufferReader(b"\n".join(datas)),
-        read_options=pajson.ReadOptions(block_size=1 << 24),
-        parse_options=pajson.ParseOptions(explicit_schema=_reader_schema(decl), unexpected_field_behavior="ignore"),
-    )
-    n = len(new)
-    cols: dict[str, Any] = {"kind": typed.column("kind")}
-    for c in decl.envelope:
-        cols[c.name] = _column(typed, c)
-    run_names = [c.name for c in decl.run_columns]
-    cols.update(_run_columns([i for _, i in new], schema, run_names))
-    for c in decl.event_columns:
-        if not c.json:
-            cols[c.name] = _column(typed, c)
-            continue
-        # JSON text (a sheet value may be a number or a list): built in Python, but only for
-        # the few events of the kinds that have it.
-        kinds = {decl.by_kind[k]: path for k, path in c.sources}
-        values: list[str | None] = [None] * n
-        for i, (p, _) in enumerate(new):
-            path = kinds.get(type(p.event))
-            if path is not None:
-                values[i] = _json_or_none(getattr(p.event, path[0]))
-        cols[c.name] = pa.array(values, pa.string())
-    cols["data"] = _strings(datas)
-    cols["hash"] = pa.array([p.hash for p, _ in new], pa.string())
-    cols["commit_id"] = pa.array([commit_id] * n, pa.string())
-    cols["ingested_at"] = pa.array([now_utc()] * n, TS)
-    return pa.table({f.name: cols[f.name] for f in schema}, schema=schema)
-
-
 # -- the command ----------------------------------------------------------------------------
 
 
@@ -523,10 +432,38 @@ def ingest_bytes(
     source: str,
     limits: Limits = DEFAULT_LIMITS,
     split_of: SplitResolver | None = None,
+    workers: Workers | None = None,
+    chunk_bytes: int = CHUNK_BYTES,
 ) -> IngestReport:
-    """Validate and append one batch; all of it or nothing. Durable when this returns."""
+    """Validate and append one batch; all of it or nothing. Durable when this returns.
+
+    The batch is staged in chunks of ``chunk_bytes`` (on ``workers`` processes when given and
+    there are several chunks) and committed once; see batchplan.py. A batch that breaks a
+    rule, or is unusual, is decided by the plain path, which words every refusal.
+    """
+    return _ingest(store, chunks_of_bytes(data, chunk_bytes), lambda: data, source, limits, split_of, workers)
+
+
+def _ingest(
+    store: Store,
+    chunks: list[Chunk],
+    read: Callable[[], bytes],
+    source: str,
+    limits: Limits,
+    split_of: SplitResolver | None,
+    workers: Workers | None,
+) -> IngestReport:
+    own = workers is None
+    workers = workers or Workers(1)
+    try:
+        return ingest_chunks(store, chunks, source, limits, split_of, workers, IngestReport(source))
+    except PlainPath:
+        pass
+    finally:
+        if own:
+            workers.close()
     with _no_gc():
-        parsed = parse(data, source, limits)
+        parsed = parse(read(), source, limits)
         return ingest_events(store, parsed, source, limits, split_of)
 
 
@@ -549,7 +486,7 @@ def ingest_events(
         report.new_runs = len({p.event.run_id for p, _ in new if p.event.seq == 0})
         if new:
             report.commit_id = uuid.uuid4().hex
-            report.version = store.append("events", rows(new, report.commit_id))
+            report.version = store.append("events", sort_for_layout(rows(new, report.commit_id)))
     return report
 
 
@@ -558,24 +495,27 @@ def ingest_files(
     names: Sequence[str],
     limits: Limits = DEFAULT_LIMITS,
     split_of: SplitResolver | None = None,
+    workers: int | None = None,
 ) -> Iterator[tuple[str, IngestReport | TrajError]]:
     """Ingest files (``-`` is standard input), each its own batch; a refused one does not stop
     the others: each yields its report or the error that refused it."""
     import sys
     from pathlib import Path
 
-    for name in names:
-        try:
-            if name == "-":
-                data, source = sys.stdin.buffer.read(), "<stdin>"
-            else:
+    with Workers(workers) as pool:
+        for name in names:
+            try:
+                if name == "-":
+                    data = sys.stdin.buffer.read()
+                    yield name, ingest_bytes(store, data, "<stdin>", limits, split_of, pool)
+                    continue
                 path = Path(name)
                 if not path.is_file():
                     raise SchemaError(f"{name}: no such file")
-                data, source = path.read_bytes(), name
-            yield name, ingest_bytes(store, data, source, limits, split_of)
-        except TrajError as exc:
-            yield name, exc
+                # Each worker reads its own chunks of the file: the file is never all in memory.
+                yield name, _ingest(store, chunks_of_file(str(path)), path.read_bytes, name, limits, split_of, pool)
+            except TrajError as exc:
+                yield name, exc
 
 
 def parsed_from_events(events: Iterable[ev.Event], source: str = "<events>") -> list[Parsed]:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from .backend import Backend
+from .backend import Backend, writer_properties
 from .errors import StoreError
 
 JOURNAL_DIR = "journal"
@@ -104,6 +104,7 @@ class LocalBackend(Backend):
             # A column added to the declaration joins an older table on its next append.
             schema_mode="merge",
             storage_options=self.storage_options,
+            writer_properties=writer_properties(),
         )
         dt = self.open_table(name)
         assert dt is not None

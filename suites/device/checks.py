@@ -36,6 +36,7 @@ from typing import Any
 
 from judges.base import Check
 from judges.matchers import match_value, normalize_text
+from judges.screens import normalized
 from replay.state import RunState
 
 from . import capabilities as caps
@@ -218,7 +219,7 @@ class Tokens:
     """What a piece of text states: numbers, times and (answer side) text items."""
 
     def __init__(self, text: str, *, items: bool):
-        norm = normalize_text(text)
+        norm = normalized(text)
         self.norm = norm
         self.squeezed = _squeeze(norm)
         spans: list[tuple[int, int]] = []
@@ -325,7 +326,7 @@ def screen_has(
     check: ScreenHas, state: RunState, table: Mapping[str, tuple[str, ...]], name: str = "screen_has"
 ) -> Check:
     needle = _squeeze(normalize_text(check.text))
-    in_text = [s for s in state.screens if needle and needle in _squeeze(normalize_text(s.text))]
+    in_text = [s for s in state.screens if needle and needle in _squeeze(normalized(s.text))]
     if check.packageName is None:
         hits = in_text
     else:

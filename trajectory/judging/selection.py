@@ -12,7 +12,7 @@ import msgspec
 import pyarrow as pa
 
 from replay import replay
-from replay.batch import ALL, Reads, batch_sql, build_state
+from replay.batch import ALL, Reads, batch_sql, build_state, detail_sql, group_details
 from replay.state import Judgement, RunState
 
 from .. import events as ev
@@ -158,7 +158,7 @@ def batch_states(
 
     ``reads`` per suite builds each run with what its own judge reads. The runs' ids bound the
     scan (``run_id BETWEEN`` the least and the greatest), so that DuckDB skips the row groups
-    of other runs instead of reading every event's JSON to filter it.
+    of other runs instead of reading every event to filter it.
     """
     if not run_ids:
         return {}
@@ -167,20 +167,19 @@ def batch_states(
     try:
         views.con.register("_wanted", pa.table({"run_id": list(run_ids)}))
         lo, hi = min(run_ids), max(run_ids)
-        source = (
-            "(SELECT * FROM events WHERE run_id BETWEEN ? AND ? "
-            "AND run_id IN (SELECT run_id FROM _wanted))"
-        )
-        table = views.con.sql(batch_sql(reads, source), params=[lo, hi]).to_arrow_table()
+        where = "run_id BETWEEN ? AND ? AND run_id IN (SELECT run_id FROM _wanted)"
+        table = views.con.sql(batch_sql(reads, where=where), params=[lo, hi]).to_arrow_table()
+        detail = views.con.sql(detail_sql(reads, where=where), params=[lo, hi] * 3).to_arrow_table()
         views.con.unregister("_wanted")
     finally:
         if own:
             views.close()
+    details = group_details(zip(*(detail.column(c).to_pylist() for c in ("run_id", "seq", "kind", "data"))))
     none = Reads(screens=0, steps=False)
     out = {}
     for row in table.to_pylist():
         r = reads if isinstance(reads, Reads) else reads.get(row["suite"], none)
-        out[row["run_id"]] = build_state(row, r)
+        out[row["run_id"]] = build_state(row, r, details.get(row["run_id"], ()))
     return out
 
 
