@@ -27,7 +27,7 @@ import pyarrow.compute as pc
 
 from . import events as ev
 from .errors import LimitError, SchemaError
-from .eventrows import finish, sort_for_layout
+from .eventrows import finish
 from .staging import Chunk, Staged, stage
 from .store import Store
 from .tables import EVENTS_SCHEMA
@@ -49,11 +49,22 @@ class Workers:
         self._pool: cf.ProcessPoolExecutor | None = None
 
     def map(self, fn: Callable[..., Staged], items: Sequence[Any]) -> Iterator[Staged]:
+        """``fn`` over ``items``, results in any order; at most two items per worker are in
+        flight (an item may carry a chunk's bytes, and they are not all held at once)."""
         if self.n == 1 or len(items) < 2:
-            return (fn(item) for item in items)
+            yield from (fn(item) for item in items)
+            return
         if self._pool is None:
             self._pool = cf.ProcessPoolExecutor(self.n, mp_context=multiprocessing.get_context("spawn"))
-        return self._pool.map(fn, items)
+        todo = iter(items)
+        running: set[cf.Future[Staged]] = set()
+        for item in todo:
+            running.add(self._pool.submit(fn, item))
+            if len(running) >= 2 * self.n:
+                done, running = cf.wait(running, return_when=cf.FIRST_COMPLETED)
+                yield from (f.result() for f in done)
+        for f in cf.as_completed(running):
+            yield f.result()
 
     def close(self) -> None:
         if self._pool is not None:
@@ -65,6 +76,20 @@ class Workers:
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
+
+
+class _tasks(Sequence):  # noqa: N801 - a lazy sequence of staging tasks
+    """The staging tasks of a file's chunks, made one at a time as the pool takes them (a
+    chunk of given bytes is a copy of its slice)."""
+
+    def __init__(self, chunks: list[Chunk], folder: str, limits: Any):
+        self.chunks, self.folder, self.limits = chunks, folder, limits
+
+    def __len__(self) -> int:
+        return len(self.chunks)
+
+    def __getitem__(self, i: Any) -> Any:
+        return (self.chunks[i].materialized(), self.folder, self.limits)
 
 
 def _stage_one(args: tuple[Chunk, str, Any]) -> Staged:
@@ -86,7 +111,7 @@ def ingest_chunks(
     from .ingest import MAX_REPORTED, _one_line, _refusal
 
     with tempfile.TemporaryDirectory(prefix="traj-stage-") as folder:
-        staged = sorted(workers.map(_stage_one, [(c, folder, limits) for c in chunks]), key=lambda s: s.index)
+        staged = sorted(workers.map(_stage_one, _tasks(chunks, folder, limits)), key=lambda s: s.index)
         # Line numbers: a chunk's first line is the next after the previous chunks' newlines.
         offsets = np.concatenate(([0], np.cumsum([s.newlines for s in staged])))[:-1].tolist()
         n_problems = sum(s.n_problems for s in staged)
@@ -111,11 +136,15 @@ def ingest_chunks(
         report.events = meta.num_rows
         report.runs = len(pc.unique(meta.column("run_id")))
         with store.lock():
-            new, infos = plan(store, meta, starts, limits, split_of)
-            n_new = int(pc.sum(new).as_py() or 0)
+            # Staged rows are in the table's layout; the rules read the events in line order.
+            order = pc.sort_indices(meta, sort_keys=[("line", "ascending")]).to_numpy()
+            in_order, infos = plan(store, meta.take(order), starts, limits, split_of)
+            new = np.empty(meta.num_rows, dtype=bool)
+            new[order] = np.asarray(in_order.to_numpy(), dtype=bool)
+            n_new = int(new.sum())
             report.new = n_new
             report.present = meta.num_rows - n_new
-            report.new_runs = int(pc.sum(pc.and_(new, pc.equal(meta.column("seq"), 0))).as_py() or 0)
+            report.new_runs = int((new & (meta.column("seq").to_numpy() == 0)).sum())
             if n_new:
                 report.commit_id = uuid.uuid4().hex
                 masks = _split(new, [s.meta.num_rows if s.meta is not None else 0 for s in staged])
@@ -124,8 +153,7 @@ def ingest_chunks(
     return report
 
 
-def _split(mask: pa.ChunkedArray, sizes: list[int]) -> list[np.ndarray]:
-    flat = np.asarray(mask.to_numpy(), dtype=bool)
+def _split(flat: np.ndarray, sizes: list[int]) -> list[np.ndarray]:
     bounds = np.cumsum([0, *sizes])
     return [flat[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
 
@@ -141,12 +169,12 @@ def _rows(staged: list[Staged], masks: list[np.ndarray], infos: pa.Table, commit
             table = pa.ipc.open_file(source).read_all()
         os.unlink(s.path)
         if not mask.all():
-            table = table.filter(pa.array(mask))
+            table = table.filter(pa.array(mask))  # the layout's order survives a filter
         where = pc.index_in(table.column("run_id"), value_set=infos.column("run_id"))
         cols = {name: table.column(name) for name in table.column_names if name != "line"}
         for name in run_names:
             cols[name] = infos.column(name).take(where)
-        yield from sort_for_layout(finish(cols, table.num_rows, commit_id, EVENTS_SCHEMA)).to_batches()
+        yield from finish(cols, table.num_rows, commit_id, EVENTS_SCHEMA).to_batches()
 
 
 def plan(store: Store, meta: pa.Table, starts: pa.Table, limits: Any,

@@ -56,7 +56,8 @@ _RUN_ID_MAX = 128
 
 @dataclasses.dataclass
 class Chunk:
-    """Where a chunk's bytes are: given (``data``) or in a file (``path``, ``offset``, ``size``)."""
+    """Where a chunk's bytes are: in given bytes (``data``, from ``offset``, ``size`` long) or
+    in a file (``path``, ``offset``, ``size``)."""
 
     index: int
     data: bytes | None = None
@@ -64,9 +65,17 @@ class Chunk:
     offset: int = 0
     size: int = 0
 
+    def materialized(self) -> Chunk:
+        """The chunk with only its own bytes (what is sent to a worker)."""
+        if self.data is None or (self.offset == 0 and self.size == len(self.data)):
+            return self
+        return Chunk(self.index, data=self.data[self.offset : self.offset + self.size], size=self.size)
+
     def read(self) -> bytes:
         if self.data is not None:
-            return self.data
+            if self.offset == 0 and self.size == len(self.data):
+                return self.data
+            return self.data[self.offset : self.offset + self.size]
         assert self.path is not None
         with open(self.path, "rb") as fh:
             fh.seek(self.offset)
@@ -89,7 +98,7 @@ class Staged:
 
 def chunks_of_bytes(data: bytes, size: int = CHUNK_BYTES) -> list[Chunk]:
     """Newline-aligned chunks of ``data``."""
-    return [Chunk(i, data=data[a:b]) for i, (a, b) in enumerate(_bounds(data, size))]
+    return [Chunk(i, data=data, offset=a, size=b - a) for i, (a, b) in enumerate(_bounds(data, size))]
 
 
 def chunks_of_file(path: str, size: int = CHUNK_BYTES) -> list[Chunk]:
@@ -271,7 +280,7 @@ def _bad_run_ids(ids: pa.Array | pa.ChunkedArray) -> list[int]:
 
 def _stage_events(index: int, chunk_lines: Lines, events: list[ev.Event], lines: list[int], folder: str,
                   decl: Any) -> Staged:
-    from .eventrows import typed_columns
+    from .eventrows import sort_for_layout, typed_columns
 
     n = len(events)
     stored = _ENCODER.encode_lines(events)
@@ -303,11 +312,13 @@ def _stage_events(index: int, chunk_lines: Lines, events: list[ev.Event], lines:
         problems = [(lines[i], chunk_lines.problem(lines[i])[0] or "") for i in bad[:_MAX_REPORTED]]
         return Staged(index, chunk_lines.newlines, problems, len(bad), 0)
     table = table.append_column("hash", hashes).append_column("line", pa.array(lines, pa.int64()))
+    starts = _run_starts(events, table)
+    # Staged in the events table's layout (by kind, run, seq): the commit only adds columns.
+    table = sort_for_layout(table)
     path = os.path.join(folder, f"chunk-{index:06d}.arrow")
     with pa.OSFile(path, "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
         writer.write_table(table)
     meta = table.select(["line", "run_id", "seq", "kind", "hash"])
-    starts = _run_starts(events, table)
     return Staged(index, chunk_lines.newlines, [], 0, 0, path, meta, starts)
 
 

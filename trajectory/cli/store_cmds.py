@@ -37,13 +37,16 @@ def ingest(
     max_line_bytes: Annotated[int, typer.Option(min=1, help="Longest accepted line.")] = DEFAULT_LIMITS.max_line_bytes,
     max_depth: Annotated[int, typer.Option(min=1, help="Deepest accepted JSON nesting.")] = DEFAULT_LIMITS.max_depth,
     max_events_per_run: Annotated[int, typer.Option(min=1, help="Most events accepted in one run.")] = DEFAULT_LIMITS.max_events_per_run,
+    workers: Annotated[
+        int | None, typer.Option(min=1, help="Processes that validate a file's chunks (default: one per core).")
+    ] = None,
 ) -> None:
     """Append events; each file is one batch, written entirely or not at all."""
     s = open_store(store)
     limits = Limits(max_line_bytes, max_depth, max_events_per_run)
     total = [0, 0, 0, 0]
     failed = False
-    for name, result in ingest_files(s, files, limits, split_of=SuiteResolver(s).split_of):
+    for name, result in ingest_files(s, files, limits, split_of=SuiteResolver(s).split_of, workers=workers):
         if isinstance(result, Exception):
             typer.echo(f"error: {result}", err=True)
             typer.echo(f"{name}: refused, nothing written", err=True)
