@@ -107,6 +107,7 @@ def _parsed(data: pa.Array, schema: pa.Schema) -> pa.Table:
     if not _CONNECTIONS:  # one connection per process, one thread (ingest's workers are the cores)
         con = duckdb.connect(":memory:")
         con.execute("SET threads TO 1")
+        con.execute("SET enable_progress_bar = false")
         _CONNECTIONS.append(con)
     con = _CONNECTIONS[0]
     if len(data) == 0:
@@ -185,14 +186,21 @@ def finish(cols: dict[str, Any], n: int, commit_id: str, schema: pa.Schema = EVE
     return pa.table({f.name: cols[f.name] for f in schema}, schema=schema)
 
 
+#: The order of the rows within each file of the events table (see sort_for_layout).
+LAYOUT = ("kind", "suite", "task", "run_id", "seq")
+
+
 def sort_for_layout(table: pa.Table) -> pa.Table:
-    """Rows in the order the events table keeps them within a file: by kind, then run and seq.
+    """Rows in the order the events table keeps them within a file: by kind, then suite, task,
+    run and seq.
 
     Order carries no meaning (every reader orders by run and seq), but it decides what a scan
-    can skip: the row groups of one kind hold one kind only, so a query for the few events
-    decoded whole (starts, finishes, rare kinds; see replay.batch.detail_sql) skips the row
-    groups of steps and screens by their statistics, and within a kind the runs are in order,
-    so a range of runs skips the rest.
+    can skip by the row groups' statistics: the row groups of one kind hold one kind only, so
+    a query for the few events decoded whole (starts, finishes, rare kinds; see
+    replay.batch.detail_sql) skips those of steps and screens; within a kind the runs of one
+    task are together, so re-judging the runs of one task (after a fix to it) reads their row
+    groups only, and a pass over everything reads each row group once, task after task (see
+    trajectory/judging/partitions.py).
     """
-    order = pc.sort_indices(table, sort_keys=[("kind", "ascending"), ("run_id", "ascending"), ("seq", "ascending")])
+    order = pc.sort_indices(table, sort_keys=[(k, "ascending") for k in LAYOUT])
     return table.take(order)

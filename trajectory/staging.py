@@ -313,8 +313,17 @@ def _stage_events(index: int, chunk_lines: Lines, events: list[ev.Event], lines:
         return Staged(index, chunk_lines.newlines, problems, len(bad), 0)
     table = table.append_column("hash", hashes).append_column("line", pa.array(lines, pa.int64()))
     starts = _run_starts(events, table)
-    # Staged in the events table's layout (by kind, run, seq): the commit only adds columns.
-    table = sort_for_layout(table)
+    # Staged in the events table's layout: the commit only adds columns. The run columns are
+    # added then; here the suite and task of the runs that start in this chunk order the rows
+    # (a run continued from another chunk has its rows after them: order carries no meaning).
+    if starts.num_rows:
+        at = pc.index_in(table.column("run_id"), value_set=starts.column("run_id"))
+        keyed = table.append_column("suite", starts.column("suite").take(at)).append_column(
+            "task", starts.column("task").take(at))
+        table = sort_for_layout(keyed).drop_columns(["suite", "task"])
+    else:
+        table = table.take(pc.sort_indices(table, sort_keys=[("kind", "ascending"), ("run_id", "ascending"),
+                                                             ("seq", "ascending")]))
     path = os.path.join(folder, f"chunk-{index:06d}.arrow")
     with pa.OSFile(path, "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
         writer.write_table(table)

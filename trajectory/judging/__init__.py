@@ -18,6 +18,8 @@ from .diff import CheckChange, Diff, Flip, compare, diff_passes, dry_run_diff, r
 from .execution import JudgeTimeout, Judging, PassContext, StageHook, judge_on_workers, judge_state, run_with_budget
 from .passes import PassResult, current_rows, new_pass_id, pass_rows, passes, to_json, verdict_row, write_pass
 from .incremental import current_version, stale_runs
+from .partitions import Partition, restrict
+from .partitions import plan as plan_partitions
 from .resolve import SuiteResolver, register_suite
 from .selection import (
     JUDGEMENT_SUITE,
@@ -30,6 +32,11 @@ from .selection import (
     select_runs,
     with_judgements,
 )
+
+
+#: Above this many files (a store of many small commits, not yet compacted) partitions are cut
+#: in run order without reading every file's statistics first.
+MAX_COSTED_FILES = 2000
 
 
 def judge_runs(
@@ -82,7 +89,8 @@ def judge_runs(
     )
     if hook is not None:
         hook("select", time.perf_counter() - t)
-    parts = [finished[i : i + partition] for i in range(0, len(finished), partition)]
+    files = store.files("events") if finished else []
+    parts = plan_partitions(restrict(sel.ends, finished), partition, files if len(files) <= MAX_COSTED_FILES else ())
     rows: list[dict[str, Any]] = []
     versions: dict[str, str] = {}
     judging = Judging(ctx, resolver=resolver, hook=hook)
@@ -90,7 +98,7 @@ def judge_runs(
         if workers > 1 and len(parts) > 1:
             done = judge_on_workers(parts, workers, ctx, judging)
             for part in parts:
-                part_rows, part_versions = done[part[0]]
+                part_rows, part_versions = done[part.runs[0]]
                 rows.extend(part_rows)
                 versions.update(part_versions)
         else:
@@ -102,6 +110,7 @@ def judge_runs(
                     progress(len(rows), len(finished))
     finally:
         judging.close()
+    rows.sort(key=lambda r: r["run_id"])  # run order, however the partitions were cut
     result = PassResult(
         ctx.pass_id, started, now_utc(), rows, len(sel.open), False, versions,
         up_to_date=len(sel.finished) - len(finished), dry_run=dry_run,
@@ -124,5 +133,5 @@ __all__ = [
     "Selection", "StageHook", "SuiteResolver", "batch_states", "compare", "current_rows", "diff_passes",
     "dry_run_diff", "judge_runs", "judge_state", "load_events", "load_partners", "load_state", "new_pass_id",
     "pass_rows", "passes", "recorded_judgements", "register_suite", "render_diff", "run_with_budget",
-    "select_runs", "stale_runs", "current_version", "to_json", "verdict_row", "with_judgements", "write_pass",
+    "Partition", "plan_partitions", "select_runs", "stale_runs", "current_version", "to_json", "verdict_row", "with_judgements", "write_pass",
 ]

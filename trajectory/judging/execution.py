@@ -30,6 +30,7 @@ from suites.registry import SuiteSpec
 
 from ..query import Views
 from ..store import Store
+from .partitions import Partition
 from .passes import verdict_row
 from .resolve import SuiteResolver, error_line
 from .selection import batch_states, load_partners, with_judgements
@@ -201,16 +202,18 @@ class Judging:
             pass
         return "unknown"
 
-    def partition(self, run_ids: Sequence[str]) -> tuple[list[dict[str, Any]], dict[str, str]]:
+    def partition(self, part: Partition | Sequence[str]) -> tuple[list[dict[str, Any]], dict[str, str]]:
         """Verdict rows of these runs, in their order, and the code version of each suite."""
         ctx = self.ctx
+        bounds = part if isinstance(part, Partition) else None
+        run_ids = part.runs if isinstance(part, Partition) else part
         t = time.perf_counter()
         # Each run is replayed with what its own suite's judge reads (see replay.batch).
         names = {ctx.suites.get(r) for r in run_ids}
         reads = {n: self.resolver.reads(n) for n in names if n is not None}
         states = {
             r: with_judgements(st, ctx.judgements)
-            for r, st in batch_states(ctx.store, run_ids, reads, self.views).items()
+            for r, st in batch_states(ctx.store, run_ids, reads, self.views, bounds).items()
         }
         partners = load_partners(ctx.store, self.resolver, states, self.views)
         self._timed("load_replay", t)
@@ -242,15 +245,15 @@ def _init_pool_worker(ctx: PassContext, folder: str) -> None:
     _POOL_WORKER[:] = [Judging(ctx, watchdog=Watchdog(folder))]
 
 
-def _judge_in_worker(run_ids: Sequence[str]) -> tuple[list[dict[str, Any]], dict[str, str], dict[str, float]]:
+def _judge_in_worker(part: Partition) -> tuple[list[dict[str, Any]], dict[str, str], dict[str, float]]:
     judging = _POOL_WORKER[0]
     judging.spent = {}
-    rows, versions = judging.partition(run_ids)
+    rows, versions = judging.partition(part)
     return rows, versions, dict(judging.spent)
 
 
 def judge_on_workers(
-    parts: list[list[str]], workers: int, ctx: PassContext, parent: Judging
+    parts: list[Partition], workers: int, ctx: PassContext, parent: Judging
 ) -> dict[str, tuple[list[dict[str, Any]], dict[str, str]]]:
     """Judge partitions on spawned processes (forking a process that runs DuckDB threads can
     deadlock the child). A worker killed by its watchdog breaks the pool: the run it was on
@@ -261,17 +264,19 @@ def judge_on_workers(
 
     done: dict[str, tuple[list[dict[str, Any]], dict[str, str]]] = {}
     hung: dict[str, str] = {}
-    pending = {p[0]: list(p) for p in parts}
+    pending = {p.runs[0]: p for p in parts}
     with tempfile.TemporaryDirectory(prefix="traj-judge-") as folder:
         while pending:
             mp = multiprocessing.get_context("spawn")
-            todo = {key: [r for r in runs if r not in hung] for key, runs in pending.items()}
+            todo = {
+                key: dataclasses.replace(p, runs=tuple(r for r in p.runs if r not in hung)) for key, p in pending.items()
+            }
             with cf.ProcessPoolExecutor(
                 min(workers, len(todo)), mp_context=mp, initializer=_init_pool_worker, initargs=(ctx, folder),
             ) as pool:
-                futures = {pool.submit(_judge_in_worker, runs): key for key, runs in todo.items() if runs}
-                for key, runs in todo.items():
-                    if not runs:
+                futures = {pool.submit(_judge_in_worker, p): key for key, p in todo.items() if p.runs}
+                for key, p in todo.items():
+                    if not p.runs:
                         done[key] = ([], {})
                         pending.pop(key)
                 broken = False
@@ -301,8 +306,8 @@ def judge_on_workers(
                     raise RuntimeError("a judging worker died without its watchdog saying why")
         # Each run the watchdog killed gets its error verdict in its partition, in run order.
         for run_id in hung:
-            part = next(p for p in parts if run_id in p)
-            part_rows, versions = done[part[0]]
+            part = next(p for p in parts if run_id in p.runs)
+            part_rows, versions = done[part.runs[0]]
             state = batch_states(ctx.store, [run_id], Reads(screens=0, steps=False)).get(run_id)
             assert state is not None
             verdict = Verdict.error(
@@ -314,6 +319,6 @@ def judge_on_workers(
                 ctx.pass_id, state, verdict, parent.version_of(state), ctx.at,
                 partner=None if partner is None else partner.run_id, judgements=len(ctx.judgements),
             )
-            order = {r: i for i, r in enumerate(part)}
-            done[part[0]] = (sorted(part_rows + [row], key=lambda r: order[r["run_id"]]), versions)
+            order = {r: i for i, r in enumerate(part.runs)}
+            done[part.runs[0]] = (sorted(part_rows + [row], key=lambda r: order[r["run_id"]]), versions)
     return done

@@ -153,12 +153,14 @@ def batch_states(
     run_ids: Sequence[str],
     reads: Reads | dict[str, Reads] = ALL,
     views: Views | None = None,
+    bounds: Any = None,
 ) -> dict[str, RunState]:
     """Replayed states of many runs through the vectorised path (see replay.batch).
 
-    ``reads`` per suite builds each run with what its own judge reads. The runs' ids bound the
-    scan (``run_id BETWEEN`` the least and the greatest), so that DuckDB skips the row groups
-    of other runs instead of reading every event to filter it.
+    ``reads`` per suite builds each run with what its own judge reads. The scan is bounded —
+    by ``bounds`` (a partitions.Partition: the ranges of the runs' ids, suites and tasks), else
+    by the least and greatest run id — so that DuckDB skips, by their statistics, the row
+    groups that cannot hold these runs instead of reading every event to filter it.
     """
     if not run_ids:
         return {}
