@@ -37,6 +37,7 @@ def judge_floor(store: Store, threads: int, repeat: int = 3) -> dict[str, Any]:
     rows = details = 0
     try:
         con.execute(f"SET threads TO {int(threads)}")
+        con.execute("SET enable_progress_bar = false")
         con.register("_finished", pa.table({"run_id": sel.finished}))
         where = "run_id IN (SELECT run_id FROM _finished)"
         main, detail = batch_sql(reads, source, where=where), detail_sql(reads, source, where=where)
@@ -73,6 +74,7 @@ def ingest_floor(files: list[Path], threads: int, repeat: int = 3) -> dict[str, 
     runs = events = 0
     try:
         con.execute(f"SET threads TO {int(threads)}")
+        con.execute("SET enable_progress_bar = false")
         for _ in range(repeat):
             t = time.perf_counter()
             table = con.sql(sql).to_arrow_table()

@@ -91,6 +91,8 @@ class Views:
         self.split = split
         self.con = duckdb.connect(":memory:")
         self.con.execute(f"SET threads TO {int(threads)}")
+        # A long query must not draw DuckDB's progress bar over traj's own output (or a pipe).
+        self.con.execute("SET enable_progress_bar = false")
         folders = []
         for name, schema in TABLES.items():
             files = store.files(name, version if name == "events" else None)

@@ -55,10 +55,15 @@ def _basis_sql(views: Views) -> str:
     """The current verdict of every run with what it was judged on (nulls where the store's
     verdicts were written before these columns existed)."""
     have = {row[0] for row in views.con.execute("DESCRIBE _verdicts").fetchall()}
-    cols = ", ".join(f"v.{c}" if c in have else f"NULL AS {c}" for c in BASIS)
+    cols = ", ".join(f"v.{c}" if c in have else f"NULL::{'BIGINT' if c in ('judged_seq', 'judgements') else 'VARCHAR'} AS {c}"
+                     for c in BASIS)
+    # The latest verdict of each run (as the verdicts view orders them), by a hash aggregate:
+    # cheaper than sorting every verdict of every pass for a window.
+    latest = ", ".join(f"v.{c}" for c in ("judge_version", *BASIS))
     return (
-        f"SELECT v.run_id, v.judge_version, {cols} FROM _verdicts v JOIN _passes p USING (pass_id) "
-        "QUALIFY row_number() OVER (PARTITION BY v.run_id ORDER BY v.judged_at DESC, v.pass_id DESC) = 1"
+        f"SELECT run_id, unnest(arg_max(struct_pack({latest}), (judged_at, pass_id))) FROM "
+        f"(SELECT v.run_id, v.judge_version, {cols}, v.judged_at, v.pass_id FROM _verdicts v "
+        "WHERE v.pass_id IN (SELECT pass_id FROM _passes)) v GROUP BY run_id"
     )
 
 

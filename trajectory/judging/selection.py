@@ -127,10 +127,13 @@ def recorded_judgements(store: Store, views: Views | None = None) -> tuple[Judge
     own = views is None
     views = views or Views(store, split=None)
     try:
-        table = views.arrow(
-            "SELECT data FROM events WHERE kind = 'judgement_recorded' AND suite = ? ORDER BY ts, run_id, seq",
-            [JUDGEMENT_SUITE],
-        )
+        where = "kind = 'judgement_recorded' AND suite = ?"
+        # Counted first on the typed columns: most stores have none, and then the column of
+        # whole events is not read at all.
+        [(n,)] = views.con.execute(f"SELECT count(*) FROM events WHERE {where}", [JUDGEMENT_SUITE]).fetchall()
+        if not n:
+            return ()
+        table = views.arrow(f"SELECT data FROM events WHERE {where} ORDER BY ts, run_id, seq", [JUDGEMENT_SUITE])
     finally:
         if own:
             views.close()
@@ -168,10 +171,13 @@ def batch_states(
     views = views or Views(store, split=None)
     try:
         views.con.register("_wanted", pa.table({"run_id": list(run_ids)}))
-        lo, hi = min(run_ids), max(run_ids)
-        where = "run_id BETWEEN ? AND ? AND run_id IN (SELECT run_id FROM _wanted)"
-        table = views.con.sql(batch_sql(reads, where=where), params=[lo, hi]).to_arrow_table()
-        detail = views.con.sql(detail_sql(reads, where=where), params=[lo, hi] * 3).to_arrow_table()
+        if bounds is not None:
+            bound, params = bounds.where()
+        else:
+            bound, params = "run_id BETWEEN ? AND ?", [min(run_ids), max(run_ids)]
+        where = f"{bound} AND run_id IN (SELECT run_id FROM _wanted)"
+        table = views.con.sql(batch_sql(reads, where=where), params=params).to_arrow_table()
+        detail = views.con.sql(detail_sql(reads, where=where), params=params * 3).to_arrow_table()
         views.con.unregister("_wanted")
     finally:
         if own:
