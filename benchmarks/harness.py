@@ -238,6 +238,17 @@ def load() -> list[float]:
         return []
 
 
+def view_pages(store: Path) -> dict[str, Any]:
+    """``traj view`` on the benchmark's store (see benchmarks/view.py); a failure to start is
+    reported, not raised, so that the other figures survive it."""
+    from . import view
+
+    try:
+        return {"status": "ok", **view.measure(store)}
+    except (OSError, RuntimeError, LookupError, ValueError) as exc:
+        return {"status": f"failed: {type(exc).__name__}: {exc}"}
+
+
 def run(cfg: Config) -> dict[str, Any]:
     """Measure everything; returns the results dict (also the JSON written to --out)."""
     t_all = time.perf_counter()
@@ -314,6 +325,9 @@ def run(cfg: Config) -> dict[str, Any]:
         _log("queries")
         results["query"] = queries(store, cfg.query_repeat)
         results["query"]["load"] = load()
+        _log("traj view: start-up and time to first byte of each page")
+        results["view"] = view_pages(root / "store")
+        results["view"]["load"] = load()
 
         _log(f"baseline (b): per-run path on {len(c.per_run)} runs (one process)")
         results["baselines"] = {}

@@ -83,6 +83,12 @@ def targets(r: dict[str, Any]) -> list[dict[str, Any]]:
     for name, q in r["query"].items():
         if isinstance(q, dict):
             add(f"query {name}", q["median_s"], "s", "<= 0.5 s", q["median_s"] <= 0.5, q_note)
+    v = r.get("view") or {}
+    if v.get("status") == "ok":
+        v_note = "" if n >= TARGET_RUNS else f"at {n:,} runs"
+        add("traj view: slowest page, time to first byte", v["worst_ttfb_s"], "s", "<= 1 s",
+            v["worst_ttfb_s"] <= 1 and v["all_ok"], v_note)
+        add("traj view: start-up to the first answer", v["startup_s"], "s", "< 2 s", v["startup_s"] < 2, v_note)
     mem = r["memory"]
     for key in ("workers_1", f"workers_{w}"):
         m = mem[key]
@@ -208,6 +214,10 @@ def render(r: dict[str, Any]) -> str:
     for name, v in q.items():
         if isinstance(v, dict):
             lines.append(f"  {name}: {v['median_s']:.4f}s ({v['rows']} rows)")
+    if "view" in r:
+        from .view import render as render_view
+
+        lines.append(render_view(r["view"]) if r["view"].get("status") == "ok" else f"traj view: {r['view']['status']}")
     b = r["baselines"]
     lines.append("baselines (same run, same data; one process each, compared with the re-judge on 1 worker):")
     pr = b["per_run"]

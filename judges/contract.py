@@ -13,7 +13,7 @@ state.params)``, binds the pair partner when the suite is :class:`Pairing`, then
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from replay.batch import Reads
@@ -105,6 +105,17 @@ class DemoSamples(Protocol):
     def sample_runs(self) -> Iterable[Sequence[Any]]:
         """Runs, each a sequence of events (trajectory.events types), seq 0 first."""
         ...
+
+
+@runtime_checkable
+class Registered(Protocol):
+    """A suite that is neither a folder nor a class built without arguments, loaded from what
+    ``traj suite add`` registered: Inspect scorers named as ``module:function``. Its tasks are
+    open (any sample id; ``task_ids`` is empty) and ``registration`` is what the store keeps for
+    it, ``{"scorers": "module:function", "root": folder}``, from which a judging worker loads it
+    again (``suites.registry.SuiteSpec`` kind ``scorers``)."""
+
+    registration: Mapping[str, str | None]
 
 
 @runtime_checkable

@@ -196,7 +196,7 @@ def state_at(events: Iterable[ev.Event], seq: int) -> RunState:
 
 
 def view(state: RunState) -> dict:
-    """The JSON shape ``traj show --json`` prints (see the spec's "Replayed state")."""
+    """The JSON shape ``traj show --json`` prints (docs/events.md, "Replayed state")."""
     route = None
     if state.route is not None:
         route = {"app": state.route.app, "path": state.route.path}
@@ -228,4 +228,12 @@ def view(state: RunState) -> dict:
         },
         "outcome": state.outcome,
         "skip_reason": state.skip_reason,
+        # What run_started and run_finished recorded about the attempt (importers map the
+        # harness's own fields here: the sample's input and target, the model, an error).
+        "goal": state.goal,
+        "params": state.params,
+        "agent": {"name": state.agent_name, "model": state.agent_model},
+        "error": state.error,
+        "metrics": state.metrics,
+        "actions": [s.action for s in state.steps],
     }

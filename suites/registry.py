@@ -1,4 +1,4 @@
-"""Finding and loading suites: bundled ones by name, a folder, or a :class:`SuiteSpec`.
+"""Finding and loading suites: bundled ones by name, a folder, Inspect scorers, or a :class:`SuiteSpec`.
 
 A suite package exposes ``load(path=None)`` returning a suite (``judges/contract.py``). A
 judging worker in another process does not receive suite objects: it receives a
@@ -25,19 +25,26 @@ class SuiteSpec:
     """Where a suite loads from, small and picklable: what a judging worker receives.
 
     ``kind``: ``builtin`` (``where`` is a bundled suite's name), ``folder`` (a path: a suite
-    package or a folder of task files), or ``class`` (``module:QualName`` of a suite class
-    built without arguments).
+    package or a folder of task files), ``class`` (``module:QualName`` of a suite class built
+    without arguments) or ``scorers`` (Inspect scorers, ``where`` as ``traj suite add NAME
+    module:function`` named them; module names resolve from ``root``, the folder the command
+    ran in, also when judging runs elsewhere).
     """
 
     name: str
-    kind: Literal["builtin", "folder", "class"]
+    kind: Literal["builtin", "folder", "class", "scorers"]
     where: str
+    root: str | None = None
 
     def load(self) -> Any:
         if self.kind == "builtin":
             return load_builtin(self.where)
         if self.kind == "folder":
             return load_folder(self.where)
+        if self.kind == "scorers":
+            from suites.inspect import adapter  # imports inspect-ai
+
+            return adapter.load(self.where, self.name, self.root)
         module, _, qualname = self.where.partition(":")
         obj: Any = importlib.import_module(module)
         for part in qualname.split("."):
@@ -45,9 +52,21 @@ class SuiteSpec:
         return obj()
 
 
+def registration_spec(name: str, data: dict[str, Any]) -> SuiteSpec:
+    """The spec of a suite registered with a store (``data`` as ``traj suite add`` stored it:
+    ``{"path": folder}``, or ``{"scorers": "module:function", "root": folder}``)."""
+    if data.get("scorers"):
+        return SuiteSpec(name, "scorers", data["scorers"], data.get("root"))
+    return SuiteSpec(name, "folder", data["path"])
+
+
 def spec_of(suite: Any, name: str | None = None) -> SuiteSpec:
     """The spec that loads ``suite`` again in another process."""
+    from judges.contract import Registered
+
     name = name or suite.name
+    if isinstance(suite, Registered):
+        return registration_spec(name, dict(suite.registration))
     folder = suite.__dict__.get("_folder") if hasattr(suite, "__dict__") else None
     if folder is not None:
         return SuiteSpec(name, "folder", folder)

@@ -204,7 +204,7 @@ def duration_renderings(total: int, whole_text: bool = False) -> list[str]:
     return out
 
 
-DURATION_SENTENCES = ["{}", "全程用时{}", "大约需要{}。", "It takes {} in total."]
+DURATION_SENTENCES = ["{}", "全程用时{}", "需要{}。", "It takes {} in total."]
 duration_minutes = st.integers(0, 2000)
 
 
@@ -279,3 +279,101 @@ def absolute_date_renderings(d: dt.date, with_day_only: bool) -> list[str]:
 
 
 DATE_SENTENCES = ["{}", "会议安排在{}", "下一次降雨是{}。", "It will rain on {}."]
+
+
+# ---------------------------------------------------------------------------------------------
+# Judge fidelity (issue 10): words, negations, formatting, hedges
+# ---------------------------------------------------------------------------------------------
+
+
+def examples(n: int) -> int:
+    """CI example counts, scaled by TRAJ_HYPOTHESIS_SCALE for a long run (10 for 10x)."""
+    import os
+
+    return n * max(1, int(os.environ.get("TRAJ_HYPOTHESIS_SCALE", "1")))
+
+
+CITIES = ["北京", "上海", "广州", "杭州", "成都"]
+
+# Words with a numeral character that state no number: function words, idioms, places, brands,
+# titles. Written here independently of the tokenizer's lexicon (a missing entry is a failure).
+NUMERAL_BEARING_WORDS = [
+    "一周", "未来一周", "三亚", "四川", "一样", "温度一样", "星期一", "万一", "查一下", "十分热", "一起",
+    "一些", "一直", "一般", "一定", "三体", "二维码", "五台山", "九寨沟", "七夕", "八卦", "三国", "万达",
+    "百度", "一加", "三星", "六安", "九江", "十堰", "老三", "初一", "周一", "礼拜天", "三明治", "两岸", "二手",
+    "统一", "唯一", "之一", "千万别", "一会儿", "十二生肖", "四季", "五金", "一半", "一路", "一点儿", "好一点",
+    "三心二意", "七上八下", "一带一路", "五颜六色", "千方百计", "万无一失", "四面八方", "十全十美",
+]
+# The numbers a careless reader would take from those words.
+WORD_NUMERALS = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 100, 1000, 10000}
+
+
+@st.composite
+def numeric_answer(draw):
+    """(n, one clause stating n)."""
+    n = draw(st.integers(-50, 5000))
+    form = draw(st.sampled_from(["{c}现在{n}度", "共{n}个", "{n}", "一共有{n}条", "{c}的湿度是{n}%"]))
+    return n, form.format(c=draw(st.sampled_from(CITIES)), n=n)
+
+
+STRING_VALUES = ["多云", "小雨", "晴", "东风", "西北风", "肖申克的救赎", "iPhone 15", "文件传输助手"]
+
+SINGLE_CLAUSE_TIME_SENTENCES = ["{}", "闹钟定在{}", "列车预计{}到达", "The train leaves at {}"]
+SINGLE_CLAUSE_DURATION_SENTENCES = ["{}", "全程用时{}", "需要{}", "It takes {} in total"]
+
+# Clause-level negations a person writes around a whole claim.
+NEGATION_WRAPPERS = ["不是{}", "并不是{}", "其实不是{}", "绝不是{}", "{}，不对", "It is not true that {}", "{}? No wait"]
+
+# Alternatives: two values of one kind, offered together.
+HEDGE_CONNECTORS = ["或", "或者", "还是", " or ", "，也可能是", "，或者"]
+
+
+def ascii_to_full_width(text: str) -> str:
+    return "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in text)
+
+
+def _is_cjk(ch: str) -> bool:
+    return "\u4e00" <= ch <= "\u9fff"
+
+
+def spaced_at_script_boundaries(text: str) -> str:
+    """A space wherever Chinese meets Latin letters or digits (北京现在 20 度)."""
+    out = []
+    for i, ch in enumerate(text):
+        if i and ch != " " and text[i - 1] != " ":
+            a, b = text[i - 1], ch
+            if (_is_cjk(a) and b.isascii() and b.isalnum()) or (a.isascii() and a.isalnum() and _is_cjk(b)):
+                out.append(" ")
+        out.append(ch)
+    return "".join(out)
+
+
+_WIDE_PUNCT = {",": "，", ":": "：", ";": "；", "!": "！", "?": "？", "(": "（", ")": "）"}
+
+
+def swapped_punctuation(text: str) -> str:
+    """Full-width marks for half-width ones and back (，↔, ：↔: …); a sentence-final "." ↔ "。"."""
+    back = {v: k for k, v in _WIDE_PUNCT.items()}
+    out = []
+    for i, ch in enumerate(text):
+        if ch in _WIDE_PUNCT:
+            out.append(_WIDE_PUNCT[ch])
+        elif ch in back:
+            out.append(back[ch])
+        elif ch == "。":
+            out.append(".")
+        elif ch == "." and i == len(text) - 1 and i > 0 and not text[i - 1].isalnum():
+            out.append("。")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+FORMATTINGS = {
+    "full_width": ascii_to_full_width,
+    "spaced": spaced_at_script_boundaries,
+    "punctuation": swapped_punctuation,
+    "final_stop": lambda t: t if t.endswith(("。", ".", "!", "?", "！", "？")) else t + "。",
+    "padded": lambda t: f"  {t}\t",
+    "doubled_spaces": lambda t: t.replace(" ", "  "),
+}

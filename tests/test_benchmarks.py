@@ -59,6 +59,9 @@ def test_every_figure_and_baseline_is_reported(results: dict) -> None:
     # The flips query sees the passes the benchmark wrote: all judged the same, so no flips.
     assert results["query"]["flips_between_latest_passes"]["rows"] == 0
     assert results["query"]["pass_rate_by_suite_task"]["rows"] > 3
+    view = results["view"]
+    assert view["status"] == "ok" and view["all_ok"] and view["startup_s"] > 0
+    assert {"overview (html)", "runs (json)", "run_at_step (html)", "diff (json)", "query (html)"} <= set(view["pages"])
     b = results["baselines"]
     assert b["per_run"]["runs"] == 60
     assert b["inspect"]["status"].startswith(("ok", "skipped", "failed"))

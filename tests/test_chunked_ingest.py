@@ -117,6 +117,10 @@ def test_a_refused_file_is_refused_alike_and_writes_nothing(tmp_path) -> None:
         good + jsonl([line("d", 0, "run_started", suite="s", task="t"), line("d", 2, "answer_given", text="x")]),
         jsonl([line("bad run id!", 0, "run_started", suite="s", task="t")] * 3),
         b"\n\n" + good + b"  \n\r\n",  # blank lines are counted, not read
+        good + jsonl(example_run("e")).replace(b'"run_id": "e"', b'"run_id": "e", "run_id": "a"', 1),  # a key twice
+        good + jsonl(example_run("f")).replace(b'"text": "', b'"text": "x\\u003a", "text": "', 1),  # an escaped colon
+        good + jsonl(example_run("g")).replace(b'"text": "', b'"text": "a:b", "text": "', 1),  # colons in strings
+        good + jsonl(example_run("h")).replace(b'"text": "', b'"text": "a:b", "tex": "', 1),  # unknown, not twice
     ]
     for i, data in enumerate(cases):
         one, two = Store(tmp_path / f"p{i}"), Store(tmp_path / f"s{i}")

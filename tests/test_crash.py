@@ -132,6 +132,17 @@ def calibrated(name: str, workdir: Path) -> dict[str, float]:
     return _calibrated(name, str(workdir))
 
 
+def wait_for_path(proc: Proc, path: Path, timeout: float = 60.0) -> bool:
+    """Wait until ``path`` exists (True) or the process ended without making it (False)."""
+    deadline = time.monotonic() + timeout
+    while not path.exists():
+        if proc.p.poll() is not None:
+            return path.exists()
+        assert time.monotonic() < deadline, f"{path} not made within {timeout}s; got {proc.texts()}"
+        time.sleep(0.001)
+    return True
+
+
 def write_batch_files(folder: Path, seed: int, ks: Iterable[int]) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
     files = []
@@ -175,6 +186,13 @@ def test_killed_traj_ingest_cli_commits_whole_files(workdir) -> None:
     cal = calibrated("cli", workdir)
     files_line = re.compile(r"(\d+)\.jsonl: \d+ runs, \d+ events read")
 
+    # One file's read, parse, commit and line take a few hundredths of a second; starting the
+    # interpreter takes from under one to several seconds, more under load. So a kill point is
+    # not a time since the start but a moment in the ingest itself: file k's commit begins when
+    # the first file takes the store's writer lock (k = 0) or file k-1's line arrives, and the
+    # kill falls within one file's time (measured on an uninterrupted run) after that.
+    step = (cal["last"] - cal["first"]) / (N_BATCHES - 1)
+
     def trial(i: int, rng: random.Random) -> bool:
         seed = 200 + i
         folder = workdir / f"cli-{i}"
@@ -182,11 +200,17 @@ def test_killed_traj_ingest_cli_commits_whole_files(workdir) -> None:
         store_dir = folder / "store"
         argv = [*TRAJ, "ingest", *map(str, files), "--store", str(store_dir)]
         p = Proc(argv)
-        # Kill between a little before the first file's commit and the last one's.
-        step = (cal["last"] - cal["first"]) / N_BATCHES
-        time.sleep(rng.uniform(max(0.0, cal["first"] - step), cal["last"]))
+        k = rng.randrange(N_BATCHES)
+        if k == 0:
+            began = wait_for_path(p, store_dir / "write.lock")
+        else:
+            began = p.wait_line(lambda s: files_line.search(s) is not None, nth=k - 1) is not None
+        time.sleep(rng.uniform(0, step))
         killed = p.kill()
         reported = {int(m.group(1)) for t in p.texts() if (m := files_line.search(t))}
+        # A kill point counts only inside the ingest: after file k's commit began (not while
+        # the interpreter starts) and before the last file's line (not while it exits).
+        killed = killed and began and len(reported) < N_BATCHES
         batches = [(seed, k) for k in range(N_BATCHES)]
         present = check_batches(Store(store_dir), batches, {(seed, k) for k in reported}, "ingest (traj CLI)")
         sequential_rule({k for _, k in present}, reported, "ingest (traj CLI)")

@@ -79,7 +79,7 @@ GROUNDING = [
     ("闹钟 06:40", ["06:40"]),  # a time is one item, not 6 and 40
     ("6点40分出发", ["06:40"]),
     ("三点半", ["03:30"]),
-    ("《三体》评分 8.9", ["3体", "8.9"]),  # quoted name; nothing inside it is read again
+    ("《三体》评分 8.9", ["三体", "8.9"]),  # quoted name, as written; nothing inside it is read again
     ("状态：已发货。价格: 56,088元", ["已发货", "56088"]),  # pair value ends at 。; digits are numbers
     ("温度: 20° 天气: 多云", ["多云", "20"]),  # a value ends at the next label
     ("25度,又是25度", ["25"]),  # repeated items count once

@@ -475,7 +475,7 @@ TIME_FORMATS: dict[str, tuple[Callable[[], Any], list[str], list[str]]] = {
                     ["烤蛋糕计时器是1小时15分", "设了75分钟", "一个小时十五分钟", "1h15m的计时器"]),
     "SleepDuration": (lambda: C.SleepDuration(),
                       ["7小时30分", "7个半小时", "7.5小时", "450分钟", "7:30", "七小时三十分"],
-                      ["每晚能睡7个半小时", "大概睡7.5小时", "能睡450分钟", "睡眠时长七小时三十分钟"]),
+                      ["每晚能睡7个半小时", "能睡7.5小时", "能睡450分钟", "睡眠时长七小时三十分钟"]),
 }
 TIME_TASKS = {"SunriseTime", "AlarmTime", "EnabledAlarmTimes", "TimerLength", "SleepDuration"}
 

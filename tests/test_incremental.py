@@ -19,6 +19,7 @@ from trajectory.ingest import ingest_bytes
 from trajectory.judging import JUDGEMENT_SUITE, SuiteResolver, current_rows, judge_runs, passes
 from trajectory.query import Views
 from trajectory.store import Store
+from trajectory.trust import trust_file_judgements
 
 COMPARED = ("outcome", "score", "reason", "judge_version", "details")
 
@@ -189,6 +190,9 @@ def test_new_recorded_llm_judgements_rejudge_the_suites_that_read_them(samples: 
         line("llm-1", 2, "run_finished", outcome="succeeded"),
     ]
     ingest_bytes(store, jsonl(record), "llm.jsonl")
+    # Not yet vouched for: an ingested judgement run does not count, so nothing is judged.
+    assert judge_runs(store, resolver, incremental=True).rows == []
+    trust_file_judgements(store, jsonl(record), "llm.jsonl")
     result = judge_runs(store, resolver, incremental=True)
     assert result.rows and {r["suite"] for r in result.rows} == {"selfevo"}
     assert standing(store) == full_dry_run(store, resolver)

@@ -26,8 +26,13 @@ def test_the_modules_of_a_version_are_found_from_imports(name: str) -> None:
     found = set(suite_modules(suite))
     assert SHARED <= found, SHARED - found
     assert type(suite).__module__ in found
+    if name in ("gui", "device", "example"):
+        assert {"judges.matchers", "judges.tokens", "judges.numerals", "judges.times", "judges.dates",
+                "judges.lexicon", "judges.units"} <= found
     if name in ("gui", "device"):
-        assert "judges.matchers" in found
+        assert "judges.claims" in found
+    if name in ("gui", "example"):
+        assert "judges.subjects" in found
     # Only what verdicts depend on: not the loader, the importers, or the shell.
     assert not {"suites.registry", "suites.gui.mobilegym", "suites.selfevo.trajectories"} & found
     assert not [m for m in found if m.startswith("trajectory.") and m != "trajectory.events"]
@@ -58,7 +63,18 @@ def tree(tmp_path_factory) -> Path:
 EDITS = {
     # module file -> the suites whose versions must change
     "judges/base.py": {"example", "selfevo", "device", "gui"},
-    "judges/matchers.py": {"device", "gui"},
+    "judges/matchers.py": {"example", "device", "gui"},
+    # The tokenizer: every suite that reads answers through the matchers.
+    "judges/tokens.py": {"example", "device", "gui"},
+    "judges/numerals.py": {"example", "device", "gui"},
+    "judges/times.py": {"example", "device", "gui"},
+    "judges/dates.py": {"example", "device", "gui"},
+    "judges/lexicon.py": {"example", "device", "gui"},
+    "judges/units.py": {"example", "device", "gui"},
+    # Claims (yes/no, comparisons, lists; the claim among rival values) are read by the GUI's
+    # tasks and the device checks; subjects by the suites whose tasks ask about a subject.
+    "judges/claims.py": {"gui", "device"},
+    "judges/subjects.py": {"example", "gui"},
     "replay/fold.py": {"example", "selfevo", "device", "gui"},
     "replay/state.py": {"example", "selfevo", "device", "gui"},
     "replay/batch.py": {"example", "selfevo", "device", "gui"},
@@ -68,6 +84,7 @@ EDITS = {
     "suites/selfevo/layers.py": {"selfevo"},
     "suites/device/checks.py": {"device"},
     "suites/gui/task.py": {"gui"},
+    "suites/gui/answers.py": {"gui"},
     # No verdict depends on these.
     "trajectory/query.py": set(),
     "suites/registry.py": set(),
@@ -78,7 +95,6 @@ EDITS = {
 @pytest.mark.slow
 def test_editing_a_module_changes_exactly_the_versions_that_depend_on_it(tree: Path) -> None:
     base = _versions(tree)
-    # Any tokenizer or helper module a matcher imports in judges/ is found the same way.
     for rel, expected in EDITS.items():
         path = tree / rel
         original = path.read_bytes()
@@ -89,3 +105,51 @@ def test_editing_a_module_changes_exactly_the_versions_that_depend_on_it(tree: P
             path.write_bytes(original)
         changed = {n for n in base if base[n] != now[n]}
         assert changed == expected, rel
+
+
+def _suite_declaring(*code: object):
+    from judges.base import Suite
+
+    class Declaring(Suite):
+        name = "declaring"
+        code_modules = code
+
+    return Declaring()
+
+
+def test_declared_code_brings_its_own_package_or_the_modules_beside_it(tmp_path, monkeypatch) -> None:
+    import importlib
+
+    (tmp_path / "userpkg").mkdir()
+    (tmp_path / "userpkg" / "__init__.py").write_text("")
+    (tmp_path / "userpkg" / "scorers.py").write_text("from . import helpers\nimport json\n")
+    (tmp_path / "userpkg" / "helpers.py").write_text("from userpkg.deep import rule\n")
+    (tmp_path / "userpkg" / "deep.py").write_text("rule = 1\n")
+    (tmp_path / "userpkg" / "unused.py").write_text("")
+    (tmp_path / "lone.py").write_text("import aid\n")
+    (tmp_path / "aid.py").write_text("X = 1\n")
+    (tmp_path / "bystander.py").write_text("")
+    (tmp_path / "byhand.py").write_text("import aid\n")  # loaded by hand: given by its path
+    monkeypatch.syspath_prepend(str(tmp_path))
+    scorers, lone = importlib.import_module("userpkg.scorers"), importlib.import_module("lone")
+
+    found = suite_modules(_suite_declaring(scorers))
+    assert {"userpkg", "userpkg.scorers", "userpkg.helpers", "userpkg.deep"} <= set(found)
+    assert "userpkg.unused" not in found and "json" not in found  # only what is imported; no stdlib
+    found = suite_modules(_suite_declaring(lone, tmp_path / "byhand.py"))
+    assert {"lone", "aid", str(tmp_path / "byhand.py")} <= set(found) and "bystander" not in found
+
+    before = _suite_declaring(scorers).code_version()
+    (tmp_path / "userpkg" / "deep.py").write_text("rule = 2\n")
+    assert _suite_declaring(scorers).code_version() != before
+
+
+@pytest.mark.parametrize("name", ["hypothesis.strategies", "email.mime.text"])
+def test_installed_code_counts_as_the_declared_file_only(name: str) -> None:
+    import importlib
+
+    module = importlib.import_module(name)  # a distribution's package, the standard library's
+    found = suite_modules(_suite_declaring(module))
+    assert found[name] == module.__file__
+    top = name.split(".")[0]
+    assert [m for m in found if m == top or m.startswith(top + ".")] == [name]

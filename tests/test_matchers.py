@@ -87,7 +87,7 @@ def cases(*rows):
         ("by_all_means_kept", "千万不要", "千万不要"),
         ("ten_million", "三千万", "30000000"),
         ("leading_unit_word_kept", "百度 千米", "百度 千米"),
-        ("approximation_left_alone", "十二三岁", "十二三岁"),
+        ("approximation_is_a_range", "十二三岁", "12~13岁"),
         ("not_text", None, ""),
     ),
 )
@@ -110,7 +110,8 @@ def test_normalize_text(text, expected):
         ("list_not_thousands", "32,28", [32.0, 28.0]),
         ("trailing_zero", "278.20元", [278.2]),
         ("negative", "-3度", [-3.0]),
-        ("date_dash_is_not_minus", "2025-03-16", [2025.0, 3.0, 16.0]),
+        ("a_date_holds_no_numbers", "2025-03-16", []),
+        ("year_with_nian_is_a_number", "1925年10月10日", [1925.0]),
         ("identifier_digits_skipped", "A380和G7010", []),
         ("chinese", "二十三度", [23.0]),
         ("overflow_dropped", "9" * 400, []),

@@ -131,13 +131,8 @@ BAD = [
     (json.dumps({"task_id": "task-01", "steps": [{"query": "q"}]}), "$.steps[0].action"),
     (json.dumps({"task_id": "task-01", "steps": [], "is_variant": "yes"}), "$.is_variant"),
     (json.dumps({"task_id": "task-01", "steps": [], "final_answer": 3}), "$.final_answer"),
-    (json.dumps({"task_id": "task-01", "steps": [], "created_tools": [{"name": "t", "code": "c"}]}),
-     "1 tools listed but 0 create_tool steps"),
-    (json.dumps({"task_id": "task-01", "steps": [{"action": "create_tool", "name": "a", "code": "c"}],
-                 "created_tools": [{"name": "b", "code": "c"}]}), "$.steps[0].name"),
-    (json.dumps({"task_id": "task-01", "steps": [{"action": "create_tool", "name": "a", "code": "c"}],
-                 "created_tools": [{"name": "a", "code": "d"}]}), "$.steps[0].code: differs"),
-    (json.dumps({"task_id": "task-01", "steps": [], "created_tools": [{"name": "a"}]}), "$.created_tools[0]"),
+    (json.dumps({"task_id": "task-01", "steps": [{"query": "q", "action": None}]}), "$.steps[0].action"),
+    (json.dumps({"task_id": "task-01", "steps": [], "final_answer": ["x"]}), "the harness cannot score it"),
 ]
 
 
@@ -172,6 +167,50 @@ def test_all_bad_lines_are_reported_together(tmp_path, sdir) -> None:
     for n in (1, 2, 3):
         assert f"{f}:{n}: " in r.output
 
+
+
+def _import_as_before(sdir: str, obj: dict, batch: str) -> None:
+    """What an import made before created_tools was read as the harness reads it stored for a
+    line without created_tools: the steps as they are and no run_finished.metrics."""
+    import datetime as dt
+
+    import msgspec
+
+    from suites.selfevo.trajectories import parse_trajectory, to_events
+    from trajectory.ingest import ingest_events, parsed_from_events
+
+    events = to_events(parse_trajectory(obj, "t"), batch, dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc))
+    assert events[-1].metrics == {"created_tools": []}  # what this import stores now
+    events[-1] = msgspec.structs.replace(events[-1], metrics=None)
+    ingest_events(Store(sdir), parsed_from_events(events), "old")
+
+
+def test_reimporting_a_line_without_created_tools_over_an_older_import_says_why_it_conflicts(tmp_path, sdir):
+    listed = traj("task-01", good_steps(), profile="listed")
+    unlisted = {k: v for k, v in traj("task-01", good_steps(), profile="unlisted").items() if k != "created_tools"}
+    _import_as_before(sdir, unlisted, "old")
+    before = len(runs(sdir))
+    f = write(tmp_path / "old.jsonl", [listed, unlisted])
+    r = cli("import", "selfevo", str(f), "--store", sdir)
+    assert r.exit_code == 1
+    # The conflict itself, then what happened and what to do; nothing of the file is written.
+    assert f"{f}:2: $.metrics: conflict: stored with null" in r.output
+    assert f"{f}: line 2: create_tool steps with no created_tools, stored by an older import" in r.output
+    assert "never rewritten" in r.output and "--batch" in r.output and "leave these lines out" in r.output
+    assert len(runs(sdir)) == before
+    # Under another batch the file imports, and the harness's reading is what is stored.
+    r = cli("import", "selfevo", str(f), "--store", sdir, "--batch", "again")
+    assert r.exit_code == 0, r.output
+    assert len(runs(sdir)) == before + 2
+
+
+def test_other_conflicts_are_not_explained_as_an_older_import(tmp_path, sdir):
+    unlisted = {k: v for k, v in traj("task-01", good_steps()).items() if k != "created_tools"}
+    assert cli("import", "selfevo", str(write(tmp_path / "a.jsonl", [unlisted])), "--store", sdir).exit_code == 0
+    changed = dict(unlisted, final_answer="另一个回答")
+    r = cli("import", "selfevo", str(write(tmp_path / "a.jsonl", [changed])), "--store", sdir)
+    assert r.exit_code == 1 and "conflict" in r.output
+    assert "older import" not in r.output
 
 # -- the judging engine's pair partner hook ----------------------------------------------------------
 

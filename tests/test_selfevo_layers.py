@@ -174,8 +174,8 @@ def test_layer3_scores_a_recorded_rubric() -> None:
     assert v.details["overall"] == round((0.35 * 1 + 0.25 * 1 + 0.25 * 0.583) / 0.85, 3)
 
 
-def test_layer3_reads_json_inside_prose_and_marks_as_strings() -> None:
-    raw = 'Here: ```json\n{"error_handling": "3", "input_validation": 3.0, "documentation": 3, "robustness": 3}\n```'
+def test_layer3_reads_one_fenced_object_and_marks_as_strings() -> None:
+    raw = '```json\n{"error_handling": "3", "input_validation": 3.0, "documentation": 3, "robustness": 3}\n```\n'
     v = judge(traj("task-01", good_steps("task-01", CODE)), judgements=recorded({"raw": raw}))
     assert v.details["layers"]["L3"]["score"] == 1.0
 
@@ -189,6 +189,11 @@ def test_layer3_reads_json_inside_prose_and_marks_as_strings() -> None:
         pytest.param('{"error_handling": 2.5, "input_validation": 3, "documentation": 3, "robustness": 3}', id="fraction"),
         pytest.param('[3, 3, 3, 3]', id="not-an-object"),
         pytest.param('{"error_handling": true, "input_validation": 3, "documentation": 3, "robustness": 3}', id="bool"),
+        # JSON inside prose is not the answer: the object may be a quote of the tool's code.
+        pytest.param('Here: ```json\n{"error_handling": 3, "input_validation": 3, "documentation": 3, "robustness": 3}\n```',
+                     id="prose-then-fence"),
+        pytest.param('{"error_handling": 3, "input_validation": 3, "documentation": 3, "robustness": 3} I mean 0.',
+                     id="object-then-prose"),
     ],
 )
 def test_layer3_unreadable_answer_is_na_with_raw_text_kept(raw) -> None:
@@ -224,7 +229,11 @@ def test_layer3_is_na_without_a_created_tool_or_its_code() -> None:
     assert v.details["layers"]["L3"]["score"] is None
     assert "no tool created" in v.details["layers"]["L3"]["detail"]
     no_code = [s if s["action"] != "create_tool" else {"action": "create_tool", "name": "t"} for s in good_steps()]
+    # The harness reads created_tools, not the steps: a null list is no created tool.
     v = judge(traj("task-01", no_code, created_tools=None))
+    assert "no tool created" in v.details["layers"]["L3"]["detail"]
+    assert "created_tools is missing" in v.details["warnings"][0]
+    v = judge(traj("task-01", no_code, created_tools=[{"name": "t"}]))
     assert "no code recorded" in v.details["layers"]["L3"]["detail"]
 
 

@@ -24,6 +24,7 @@ from . import events as ev
 from .batchplan import PlainPath, Workers, ingest_chunks
 from .errors import ConflictError, LimitError, SchemaError, TrajError
 from .eventrows import rows, sort_for_layout  # noqa: F401 - the rows of new events, for callers
+from .jsonkeys import duplicate_key
 from .staging import CHUNK_BYTES, Chunk, chunks_of_bytes, chunks_of_file
 from .store import Store
 from .tables import EVENTS_SCHEMA
@@ -61,6 +62,7 @@ class IngestReport:
     new_runs: int = 0
     version: int | None = None
     commit_id: str | None = None
+    trusted: int | None = None  # judgement runs newly trusted (``--trust-judgements`` only)
 
     def line(self) -> str:
         return (
@@ -103,8 +105,7 @@ _REL = re.compile(r"^(?P<rel>[A-Za-z_][\w\[\]\.]*): (?P<msg>.*)$", re.S)
 # Greedy: a field name may itself contain a backtick.
 _UNKNOWN = re.compile(r"^Object contains unknown field `(?P<f>.*)`$", re.S)
 _MISSING = re.compile(r"^Object missing required field `(?P<f>.*)`$", re.S)
-# Control characters (a newline inside a field name or value) would split one problem over
-# several lines of the error; they are shown escaped instead.
+# Control characters (a newline in a field name or value) would split a problem: shown escaped.
 _CONTROL = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]")
 
 
@@ -176,12 +177,15 @@ def line_problem(raw: bytes, limits: Limits = DEFAULT_LIMITS) -> tuple[str | Non
     if raw.count(b"[") + raw.count(b"{") > limits.max_depth and _depth_exceeds(raw, limits.max_depth):
         return f"$: nesting deeper than the limit of {limits.max_depth}{_where(raw)}", 1
     try:
-        ev.DECODER.decode(raw)
+        event = ev.DECODER.decode(raw)
     except (msgspec.ValidationError, msgspec.DecodeError) as exc:
         path, msg = _describe(exc)
         return f"{path}: {msg}{_where(raw)}", 0
     except RecursionError:  # only reachable with a --max-depth above the decoder's own
         return f"$: nesting too deep to decode{_where(raw)}", 0
+    dup = duplicate_key(raw, ev.stored_and_canonical(event)[0])
+    if dup is not None:
+        return f"{dup[0]}: key {_short(dup[1])} given twice in one object{_where(raw)}", 0
     return None, 0
 
 
@@ -206,8 +210,9 @@ def parse(data: bytes, source: str, limits: Limits = DEFAULT_LIMITS) -> list[Par
                 pass
             else:
                 body, same = encode(event)
-                out.append(Parsed(lineno, event, body, digest(same)))
-                continue
+                if duplicate_key(raw, body) is None:
+                    out.append(Parsed(lineno, event, body, digest(same)))
+                    continue
         problem, limit = line_problem(raw, limits)
         if problem is None:  # a line with many brackets that does not nest too deep
             body, same = encode(event := decode(raw))
@@ -272,12 +277,10 @@ def existing_runs(store: Store, run_ids: Sequence[str]) -> dict[str, Existing]:
     return out
 
 
-def _stored_event(store: Store, run_id: str, seq: int) -> ev.Event | None:
-    table = store.read(
-        "events",
-        columns=["data"],
-        filter=(pc.field("run_id") == run_id) & (pc.field("seq") == seq),
-    )
+def stored_event(store: Store, run_id: str, seq: int) -> ev.Event | None:
+    """The stored event at (run_id, seq), or None when there is none."""
+    where = (pc.field("run_id") == run_id) & (pc.field("seq") == seq)
+    table = store.read("events", columns=["data"], filter=where)
     if table.num_rows == 0:
         return None
     return ev.decode(table.column("data")[0].as_py())
@@ -365,7 +368,7 @@ def plan_batch(
                 continue
             conflict = True
             if stored_hash is not None:
-                other = _stored_event(store, run, seq)
+                other = stored_event(store, run, seq)
             else:
                 other = next(q.event for q, _ in new if q.event.run_id == run and q.event.seq == seq)
             diff = first_difference(other, e) if other is not None else None
@@ -496,9 +499,11 @@ def ingest_files(
     limits: Limits = DEFAULT_LIMITS,
     split_of: SplitResolver | None = None,
     workers: int | None = None,
+    trust_judgements: bool = False,
 ) -> Iterator[tuple[str, IngestReport | TrajError]]:
     """Ingest files (``-`` is standard input), each its own batch; a refused one does not stop
-    the others: each yields its report or the error that refused it."""
+    the others: each yields its report or the error that refused it. ``trust_judgements``: a
+    person vouches for the LLM judgement runs of the files (see trajectory/trust.py)."""
     import sys
     from pathlib import Path
 
@@ -507,13 +512,20 @@ def ingest_files(
             try:
                 if name == "-":
                     data = sys.stdin.buffer.read()
-                    yield name, ingest_bytes(store, data, "<stdin>", limits, split_of, pool)
-                    continue
-                path = Path(name)
-                if not path.is_file():
-                    raise SchemaError(f"{name}: no such file")
-                # Each worker reads its own chunks of the file: the file is never all in memory.
-                yield name, _ingest(store, chunks_of_file(str(path)), path.read_bytes, name, limits, split_of, pool)
+                    read, source = (lambda: data), "<stdin>"
+                    report = ingest_bytes(store, data, source, limits, split_of, pool)
+                else:
+                    path = Path(name)
+                    if not path.is_file():
+                        raise SchemaError(f"{name}: no such file")
+                    read, source = path.read_bytes, name
+                    # Each worker reads its own chunks of the file: the file is never all in memory.
+                    report = _ingest(store, chunks_of_file(str(path)), read, name, limits, split_of, pool)
+                if trust_judgements:
+                    from .trust import trust_file_judgements  # trust reads this module's parser
+
+                    report.trusted = trust_file_judgements(store, read(), source, limits)
+                yield name, report
             except TrajError as exc:
                 yield name, exc
 

@@ -9,19 +9,24 @@ chat-completions endpoint for the rest, and records every answer as a ``judgemen
 event in a judgement run of its own (suite ``traj.judgements``): a judged run is finished, and
 nothing may follow ``run_finished``. Every later judging finds the answer by judge and key.
 
-Plain ``urllib``: no client library. Timeouts on every request; 429 and 5xx (and connection
-failures) are retried with backoff, honouring ``Retry-After``; other failures are one clear line.
+Plain ``urllib``: no client library. A server cannot hold a pass hostage: every socket read has
+a timeout, each prompt an overall deadline (a watchdog shuts the socket when it passes, so a
+reply trickled a byte at a time is cut off too), the pass a deadline of its own, a reply a size
+limit, and retries a budget shared by the whole pass. 429 and 5xx (and connection failures)
+are retried with backoff, honouring ``Retry-After``; other failures are one clear line.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import datetime as _dt
+import http.client
 import ipaddress
 import json
 import os
 import secrets
 import socket
+import threading
 import time
 import urllib.error
 import urllib.parse
@@ -35,6 +40,7 @@ from replay import replay
 from .errors import TrajError
 from .judging import JUDGEMENT_SUITE, SuiteResolver, load_events, recorded_judgements, select_runs
 from .store import Store
+from .trust import trust_runs
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 MAX_RETRY_WAIT = 30.0  # seconds; a longer Retry-After is capped, not obeyed
@@ -42,6 +48,10 @@ MAX_RETRY_WAIT = 30.0  # seconds; a longer Retry-After is capped, not obeyed
 
 class LLMError(TrajError, RuntimeError):
     """The LLM endpoint could not be asked, or did not answer in the chat-completions format."""
+
+
+class _TooLarge(Exception):
+    """A reply over the size limit (reported as one line, not retried)."""
 
 
 class LLMRequest(Protocol):
@@ -55,9 +65,13 @@ class LLMConfig:
     base_url: str
     model: str
     api_key: str | None = dataclasses.field(default=None, repr=False)  # never printed
-    timeout: float = 60.0
+    timeout: float = 60.0  # seconds one socket operation (connect, one read) may wait
     retries: int = 3  # retries after the first try, for 429, 5xx and connection failures
     backoff: float = 1.0  # seconds; doubled after each retry
+    deadline: float = 180.0  # seconds for one prompt, all tries and waits included
+    pass_deadline: float = 1800.0  # seconds for every prompt of one `traj judge --llm`
+    max_reply_bytes: int = 1024 * 1024  # a longer HTTP body is refused, not read
+    retry_budget: int = 20  # retries the whole pass may spend, over all prompts
 
     @property
     def endpoint(self) -> str:
@@ -82,7 +96,22 @@ def resolve_config(
     parsed = urllib.parse.urlsplit(base_url)
     if parsed.scheme not in ("http", "https") or not parsed.netloc:
         raise LLMError(f"LLM base URL must be http(s)://host/..., got {base_url!r}")
+    for name, (low, high) in LIMIT_BOUNDS.items():
+        value = kw.get(name)
+        if value is not None and not low <= value <= high:
+            option = "--llm-max-reply" if name == "max_reply_bytes" else "--llm-" + name.replace("_", "-")
+            raise LLMError(f"{option} must be between {low:g} and {high:g}, got {value:g}")
     return LLMConfig(base_url=base_url, model=model, api_key=api_key, **kw)
+
+
+# What the limit options may be set to: a deadline of zero or a budget of millions is a mistake.
+LIMIT_BOUNDS: dict[str, tuple[float, float]] = {
+    "deadline": (0.1, 3600.0),
+    "pass_deadline": (0.1, 86400.0),
+    "max_reply_bytes": (1024, 64 * 1024 * 1024),
+    "retries": (0, 10),
+    "retry_budget": (0, 1000),
+}
 
 
 def _is_loopback(host: str | None) -> bool:
@@ -96,34 +125,112 @@ def _is_loopback(host: str | None) -> bool:
         return False
 
 
+class _Watchdog:
+    """Shuts down the sockets of one request when its deadline passes.
+
+    A socket timeout bounds one read, not a reply: a server that sends one byte every two
+    seconds never trips it. Shutting the socket down from a timer ends any read in progress.
+    """
+
+    def __init__(self, seconds: float):
+        self.expired = False
+        self._socks: list[socket.socket] = []
+        self._lock = threading.Lock()
+        self._timer = threading.Timer(max(0.0, seconds), self._fire)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def watch(self, sock: socket.socket) -> None:
+        with self._lock:
+            self._socks.append(sock)
+            if self.expired:
+                _shutdown(sock)
+
+    def _fire(self) -> None:
+        with self._lock:
+            self.expired = True
+            for sock in self._socks:
+                _shutdown(sock)
+
+    def stop(self) -> None:
+        self._timer.cancel()
+
+
+def _shutdown(sock: socket.socket) -> None:
+    try:
+        sock.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass
+
+
+def _watched_handlers(dog: _Watchdog) -> list[urllib.request.BaseHandler]:
+    """urllib's HTTP(S) handlers, with every connection's socket handed to ``dog``."""
+
+    class HTTPConnection(http.client.HTTPConnection):
+        def connect(self) -> None:
+            super().connect()
+            dog.watch(self.sock)
+
+    class HTTPSConnection(http.client.HTTPSConnection):
+        def connect(self) -> None:
+            super().connect()
+            dog.watch(self.sock)
+
+    class HTTPHandler(urllib.request.HTTPHandler):
+        def http_open(self, req):  # noqa: ANN001, ANN202 - urllib's signature
+            return self.do_open(HTTPConnection, req)
+
+    class HTTPSHandler(urllib.request.HTTPSHandler):
+        def https_open(self, req):  # noqa: ANN001, ANN202 - urllib's signature
+            return self.do_open(HTTPSConnection, req, context=self._context)
+
+    return [HTTPHandler(), HTTPSHandler()]
+
+
 class ChatClient:
-    """A minimal chat-completions client. ``requests`` counts the HTTP requests it made."""
+    """A minimal chat-completions client. ``requests`` counts the HTTP requests it made;
+    ``retries_left`` is what is left of the retry budget, shared by every prompt it asks."""
 
     def __init__(self, config: LLMConfig, sleep: Callable[[float], None] = time.sleep):
         self.config = config
         self.sleep = sleep
         self.requests = 0
+        self.retries_left = config.retry_budget
         host = urllib.parse.urlsplit(config.endpoint).hostname
         # A proxy from the environment must not swallow a judge on this machine.
-        handlers = [urllib.request.ProxyHandler({})] if _is_loopback(host) else []
-        self._opener = urllib.request.build_opener(*handlers)
+        self._proxies = [urllib.request.ProxyHandler({})] if _is_loopback(host) else []
 
-    def complete(self, messages: Sequence[Mapping[str, str]], response_format: Mapping[str, Any] | None = None) -> str:
-        """The text of the first choice. Raises :class:`LLMError` with a one-line reason."""
+    def complete(
+        self,
+        messages: Sequence[Mapping[str, str]],
+        response_format: Mapping[str, Any] | None = None,
+        until: float | None = None,
+    ) -> str:
+        """The text of the first choice. Raises :class:`LLMError` with a one-line reason.
+
+        ``until``: a ``time.monotonic()`` by which the answer must be in (the pass deadline);
+        the prompt's own deadline applies as well, whichever comes first.
+        """
         body: dict[str, Any] = {"model": self.config.model, "messages": [dict(m) for m in messages], "temperature": 0}
         if response_format:
             body["response_format"] = dict(response_format)
         url = self.config.endpoint
+        own = time.monotonic() + self.config.deadline
+        end = own if until is None else min(own, until)
+        which = "prompt deadline" if end == own else "pass deadline"
+        limit = self.config.deadline if end == own else self.config.pass_deadline
         wait = self.config.backoff
         last = ""
+        tries = 0
         for attempt in range(self.config.retries + 1):
-            status, headers, payload, failure = self._post(body)
+            tries += 1
+            status, headers, payload, failure = self._post(body, end)
             if failure is None and status == 200:
                 return self._content(payload, url)
             if failure is None and status == 400 and "response_format" in body:
                 # Some models refuse JSON mode; ask again without it (not counted as a retry).
                 del body["response_format"]
-                status, headers, payload, failure = self._post(body)
+                status, headers, payload, failure = self._post(body, end)
                 if failure is None and status == 200:
                     return self._content(payload, url)
             if failure is not None:
@@ -132,14 +239,28 @@ class ChatClient:
                 last = f"HTTP {status}: {_snippet(payload)}"
             else:
                 raise LLMError(f"{url}: HTTP {status}: {_snippet(payload)}")
+            if failure is not None and failure.startswith(("reply larger", "no answer within")):
+                break  # asking again would cost as much again
             if attempt < self.config.retries:
+                if self.retries_left <= 0:
+                    last += f" (the retry budget of {self.config.retry_budget} for this pass is spent)"
+                    break
                 after = _retry_after(headers) if headers else None
-                self.sleep(min(after, MAX_RETRY_WAIT) if after is not None else wait)
+                pause = min(after, MAX_RETRY_WAIT) if after is not None else wait
+                if time.monotonic() + pause >= end:
+                    last += f" (no time left for another try within the {which} of {limit:g} s)"
+                    break
+                self.retries_left -= 1
+                self.sleep(pause)
                 wait *= 2
-        raise LLMError(f"{url}: no answer after {self.config.retries + 1} tries; last: {last}")
+        raise LLMError(f"{url}: no answer after {tries} tries; last: {last}")
 
-    def _post(self, body: dict[str, Any]) -> tuple[int, Mapping[str, str] | None, bytes, str | None]:
-        """(status, headers, body, None), or (0, None, b"", why) when no HTTP answer came."""
+    def _post(self, body: dict[str, Any], end: float) -> tuple[int, Mapping[str, str] | None, bytes, str | None]:
+        """(status, headers, body, None), or (0, None, b"", why) when no whole HTTP answer came
+        by ``end`` (a ``time.monotonic()``)."""
+        left = end - time.monotonic()
+        if left <= 0:
+            return 0, None, b"", "no answer within the deadline (none left for this try)"
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
         if self.config.api_key:
             headers["Authorization"] = f"Bearer {self.config.api_key}"
@@ -147,18 +268,47 @@ class ChatClient:
             self.config.endpoint, data=json.dumps(body, ensure_ascii=False).encode("utf-8"), headers=headers, method="POST"
         )
         self.requests += 1
+        dog = _Watchdog(left)
+        opener = urllib.request.build_opener(*self._proxies, *_watched_handlers(dog))
         try:
-            with self._opener.open(req, timeout=self.config.timeout) as resp:
-                return resp.status, dict(resp.headers), resp.read(), None
-        except urllib.error.HTTPError as exc:
             try:
-                data = exc.read()
-            except OSError:
-                data = b""
-            return exc.code, dict(exc.headers or {}), data, None
-        except (urllib.error.URLError, TimeoutError, socket.timeout, ConnectionError, OSError) as exc:
+                with opener.open(req, timeout=min(self.config.timeout, left)) as resp:
+                    data = self._read(resp, resp.headers)
+                if dog.expired:  # the watchdog's shutdown reads as an early end of the body
+                    raise TimeoutError("deadline")
+                return resp.status, dict(resp.headers), data, None
+            except urllib.error.HTTPError as exc:
+                try:
+                    data = self._read(exc, exc.headers or {})
+                except OSError:
+                    data = b""
+                return exc.code, dict(exc.headers or {}), data, None
+        except _TooLarge as exc:
+            return 0, None, b"", str(exc)
+        except (urllib.error.URLError, TimeoutError, socket.timeout, ConnectionError, OSError,
+                http.client.HTTPException) as exc:
+            if dog.expired:
+                return 0, None, b"", f"no answer within the deadline of {left:.3g} s"
             reason = getattr(exc, "reason", exc)
             return 0, None, b"", f"cannot reach the endpoint: {reason}"
+        finally:
+            dog.stop()
+
+    def _read(self, resp: Any, headers: Mapping[str, str]) -> bytes:
+        """The body, refused past ``max_reply_bytes`` (by its Content-Length, or as it comes)."""
+        limit = self.config.max_reply_bytes
+        declared = next((v for k, v in headers.items() if k.lower() == "content-length"), None)
+        if declared is not None and declared.strip().isdigit() and int(declared) > limit:
+            raise _TooLarge(f"reply larger than the limit of {limit:,} bytes (Content-Length {int(declared):,})")
+        chunks, size = [], 0
+        while True:
+            chunk = resp.read(min(65536, limit + 1 - size))
+            if not chunk:
+                return b"".join(chunks)
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > limit:
+                raise _TooLarge(f"reply larger than the limit of {limit:,} bytes")
 
     @staticmethod
     def _content(payload: bytes, url: str) -> str:
@@ -295,9 +445,15 @@ def ask_and_record(
         return report
     client = client or ChatClient(config)
     answers = []
+    until = time.monotonic() + config.pass_deadline
     for p in todo:
+        if time.monotonic() >= until:
+            report.failed.append(
+                f"run {p.run_id} ({p.request.judge}): not asked, the pass deadline of {config.pass_deadline:g} s passed"
+            )
+            continue
         try:
-            text = client.complete(p.request.messages, getattr(p.request, "response_format", None))
+            text = client.complete(p.request.messages, getattr(p.request, "response_format", None), until)
         except LLMError as exc:
             report.failed.append(f"run {p.run_id} ({p.request.judge}): {exc}")
             continue
@@ -316,6 +472,8 @@ def ask_and_record(
             for req, text in answers:
                 rec.judgement(req.judge, config.model, req.key, parsed_output(text))
             rec.finish("succeeded")
+        # Only now do these answers count (a judgement run ingested from a file does not).
+        trust_runs(store, [report.run_id], by=by or "traj judge --llm", via="traj judge --llm")
         report.recorded = len(answers)
     if report.failed:
         raise LLMError(

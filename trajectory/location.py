@@ -18,6 +18,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from .backend import Backend, writer_properties
+from .diskfault import held_native_stderr
 from .errors import StoreError
 
 JOURNAL_DIR = "journal"
@@ -97,15 +98,16 @@ class LocalBackend(Backend):
         from deltalake import write_deltalake
 
         self.ensure()
-        write_deltalake(
-            self.table_uri(name),
-            data,
-            mode="append",
-            # A column added to the declaration joins an older table on its next append.
-            schema_mode="merge",
-            storage_options=self.storage_options,
-            writer_properties=writer_properties(),
-        )
+        with held_native_stderr():  # a panic report on a full disk: the CLI says it in one line
+            write_deltalake(
+                self.table_uri(name),
+                data,
+                mode="append",
+                # A column added to the declaration joins an older table on its next append.
+                schema_mode="merge",
+                storage_options=self.storage_options,
+                writer_properties=writer_properties(),
+            )
         dt = self.open_table(name)
         assert dt is not None
         version = dt.version()

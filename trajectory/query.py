@@ -24,7 +24,9 @@ from replay.batch import sql_str
 from . import events as ev
 from .columns import Declaration
 from .errors import QueryError
+from .query_limits import QueryLimits, apply_memory_limit, run_limited
 from .store import TABLES, Store, now_utc
+from .termsafe import json_safe, term_safe
 
 SPLITS = ("tune", "holdout")
 
@@ -35,6 +37,22 @@ DENIED_FUNCTIONS = frozenset({"getenv", "read_text", "read_blob", "current_setti
 # Catalog views that show what current_setting() would (directories of the machine, the allowed
 # folders): the same refusal, whatever schema they are named with.
 DENIED_TABLES = frozenset({"pg_settings", "duckdb_settings"})
+# DuckDB's own catalog views a query may read: names and types, nothing else. Every other
+# catalog view is refused: some show the SQL of the views behind the documented ones, which
+# names the store's files by absolute path (duckdb_views, information_schema.views, pg_views,
+# sqlite_master, ...), and a new DuckDB may add more.
+ALLOWED_CATALOG = frozenset(
+    {
+        ("information_schema", "tables"),
+        ("information_schema", "columns"),
+        ("information_schema", "schemata"),
+        ("main", "duckdb_columns"),
+        ("main", "duckdb_schemas"),
+        ("main", "duckdb_types"),
+    }
+)
+# Schemas searched for an unqualified name.
+SEARCH_PATH = ("main", "pg_catalog")
 
 def runs_sql(decl: Declaration) -> str:
     """The ``runs`` view: one row per run, its columns derived from the event declaration (run
@@ -84,15 +102,18 @@ class Views:
         version: int | None = None,
         sandbox: bool = True,
         threads: int = 2,
+        limits: QueryLimits | None = None,
     ):
         if split is not None and split not in SPLITS:
             raise QueryError(f"--split must be one of {', '.join(SPLITS)}, got {split!r}")
         self.store = store
         self.split = split
+        self.limits = limits
         self.con = duckdb.connect(":memory:")
         self.con.execute(f"SET threads TO {int(threads)}")
         # A long query must not draw DuckDB's progress bar over traj's own output (or a pipe).
         self.con.execute("SET enable_progress_bar = false")
+        self.catalog = catalog_views(self.con)
         folders = []
         for name, schema in TABLES.items():
             files = store.files(name, version if name == "events" else None)
@@ -120,6 +141,8 @@ class Views:
         self.con.execute("CREATE VIEW passes AS SELECT * FROM _passes")
         self.con.execute("CREATE VIEW overrides AS SELECT * FROM _overrides")
         if sandbox:
+            if limits is not None:  # before external access is off: that also freezes temp_directory
+                apply_memory_limit(self.con, limits)
             allowed = "[" + ", ".join(sql_str(f + "/") for f in folders) + "]"
             self.con.execute(f"SET allowed_directories = {allowed}")
             self.con.execute("SET enable_external_access = false")
@@ -141,7 +164,9 @@ class Views:
 
     def user_query(self, sql: str) -> pa.Table:
         """A person's SQL: checked, then run on the locked connection."""
-        check_sql(self.con, sql)
+        check_sql(self.con, sql, self.catalog)
+        if self.limits is not None:
+            return run_limited(self.con, sql, self.limits)
         try:
             return self.con.sql(sql).to_arrow_table()
         except duckdb.Error as exc:
@@ -187,8 +212,27 @@ def _walk(node: Any) -> Iterator[dict[str, Any]]:
             yield from _walk(value)
 
 
-def check_sql(con: duckdb.DuckDBPyConnection, sql: str) -> None:
+def catalog_views(con: duckdb.DuckDBPyConnection) -> frozenset[tuple[str, str]]:
+    """DuckDB's own catalog views as (schema, name): a query may read only ALLOWED_CATALOG."""
+    rows = con.execute("SELECT schema_name, view_name FROM duckdb_views() WHERE internal").fetchall()
+    return frozenset((s.lower(), n.lower()) for s, n in rows)
+
+
+def _catalog_view(schema: str, name: str, catalog: frozenset[tuple[str, str]]) -> tuple[str, str] | None:
+    """The catalog view a table reference names, or None for one of ours (or a CTE)."""
+    schema, name = schema.lower(), name.lower()
+    for s in (schema,) if schema else SEARCH_PATH:
+        if (s, name) in catalog:
+            return s, name
+    return None
+
+
+def check_sql(
+    con: duckdb.DuckDBPyConnection, sql: str, system_views: frozenset[tuple[str, str]] | None = None
+) -> None:
     """Refuse anything but one read-only SELECT over the views."""
+    if system_views is None:
+        system_views = catalog_views(con)
     try:
         statements = con.extract_statements(sql)
     except duckdb.Error as exc:
@@ -223,6 +267,12 @@ def check_sql(con: duckdb.DuckDBPyConnection, sql: str) -> None:
                 raise QueryError(f"refused: {name} is internal; query the documented views")
             if name.lower() in DENIED_TABLES:
                 raise QueryError(f"refused: {name} shows the connection's settings")
+            view = _catalog_view(schema, name, system_views)
+            if view is not None and view not in ALLOWED_CATALOG:
+                raise QueryError(
+                    f"refused: the catalog view {view[0]}.{view[1]} is not for queries (catalog views show "
+                    "the store's file paths); information_schema.tables and .columns list the views"
+                )
             if schema.lower() in ("information_schema", "pg_catalog") or catalog.lower() in ("system", "temp"):
                 continue
 
@@ -263,9 +313,9 @@ def format_table(table: pa.Table, fmt: str = "table") -> str:
     rows = table.to_pylist()
     names = table.column_names
     if fmt == "json":
-        return json.dumps(rows, ensure_ascii=False, default=json_default)
+        return json_safe(json.dumps(rows, ensure_ascii=False, default=json_default))
     if fmt == "jsonl":
-        return "\n".join(json.dumps(r, ensure_ascii=False, default=json_default) for r in rows)
+        return json_safe("\n".join(json.dumps(r, ensure_ascii=False, default=json_default) for r in rows))
     if fmt == "csv":
         import csv
         import io
@@ -315,7 +365,7 @@ def _cell(value: Any) -> str:
         text = value.isoformat()
     else:
         text = str(value)
-    text = text.replace("\n", " ")
+    text = term_safe(text.replace("\n", " "))
     return text if len(text) <= 80 else text[:77] + "..."
 
 

@@ -15,7 +15,9 @@ run stays open (no ``run_finished``) so that it can be told apart from a finishe
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
+import errno
 import fcntl
 import os
 from collections.abc import Callable, Sequence
@@ -25,12 +27,13 @@ from typing import Any
 import msgspec
 
 from . import events as ev
-from .errors import StoreError, TrajError
-from .ingest import IngestReport, Parsed, existing_runs, ingest_events, parse
+from .errors import ConflictError, SchemaError, StoreError, TrajError
+from .ingest import DEFAULT_LIMITS, IngestReport, Limits, Parsed, existing_runs, ingest_events, parse
 from .location import fsync_path
 from .store import Store
 
 JOURNAL_DIR = "journal"
+REJECTED_DIR = "rejected"  # under JOURNAL_DIR: journals recover could not seal whole, kept for a person
 
 Clock = Callable[[], "_dt.datetime | int"]
 
@@ -72,13 +75,17 @@ class Recorder:
         extra: dict[str, Any] | None = None,
         clock: Clock | None = None,
         seal_on_exit: bool = True,
+        limits: Limits = DEFAULT_LIMITS,
     ):
         self.store = store if isinstance(store, Store) else Store(store)
         self.run_id = run_id
         self.clock = clock or _utc_now
         self.seal_on_exit = seal_on_exit
+        self.limits = limits  # what ingest would refuse is refused when it is recorded
         self._seq = 0
         self._fd: int | None = None
+        self._size = 0  # bytes of whole, durable events in the journal
+        self._broken: str | None = None  # set when a failed write could not be undone
         self._finished = False
         self._sealed: IngestReport | None = None
         self._start = ev.RunStarted(
@@ -170,12 +177,66 @@ class Recorder:
             raise RecorderError(f"recorder for run {self.run_id} is not open")
         if self._finished:
             raise RecorderError(f"run {self.run_id} is finished; nothing may follow run_finished")
+        if self._broken is not None:
+            raise RecorderError(self._broken)
         line = ev.encode(event)
-        event = ev.decode(line)  # constructors do not check constraints; the decoder does
-        os.write(self._fd, line + b"\n")
-        os.fsync(self._fd)
+        event = self._admit(line, event)
+        self._append(line + b"\n", event)
         self._seq = event.seq + 1
         return event
+
+    def _admit(self, line: bytes, event: ev.Event) -> ev.Event:
+        """The event as ingest will read it, or a refusal now rather than when it is sealed.
+
+        Ingest's own parser runs on the line (constructors do not check constraints, and a line
+        ingest would refuse would make the whole journal unsealable later).
+        """
+        kind, seq = type(event).__struct_config__.tag, event.seq
+        if seq + 1 > self.limits.max_events_per_run:
+            raise RecorderError(
+                f"run {self.run_id} seq {seq}: {kind} refused: the run would have more than "
+                f"{self.limits.max_events_per_run} events (the ingest limit)"
+            )
+        try:
+            return parse(line, "event", self.limits)[0].event
+        except SchemaError as exc:
+            why = str(exc).removeprefix("event:1: ")
+            raise RecorderError(f"run {self.run_id} seq {seq}: {kind} refused, ingest would refuse it: {why}") from None
+
+    def _append(self, data: bytes, event: ev.Event) -> None:
+        """Write one whole line and make it durable, or leave the journal as it was and raise.
+
+        ``os.write`` may write only part of the line (a full disk): the rest is written in a
+        loop, and when that fails the part already written is cut off again, so the journal
+        never holds a torn event that a later one would follow.
+        """
+        assert self._fd is not None
+        start = self._size
+        view = memoryview(data)
+        try:
+            while view:
+                n = os.write(self._fd, view)
+                if n <= 0:
+                    raise OSError(errno.EIO, "write made no progress")
+                view = view[n:]
+            os.fsync(self._fd)
+        except OSError as exc:
+            what = f"run {self.run_id} seq {event.seq}: {type(event).__struct_config__.tag} was not recorded"
+            where = f"{self.journal}: {exc.strerror or exc}"
+            try:
+                os.ftruncate(self._fd, start)
+                os.fsync(self._fd)
+            except OSError:
+                self._broken = (
+                    f"{what} and the journal could not be cut back ({where}); it may end in a torn "
+                    "event: stop this recorder, free the space, then `traj recover` keeps every whole event"
+                )
+                raise RecorderError(self._broken) from None
+            raise RecorderError(
+                f"{what} ({where}); the journal keeps the {event.seq} events before it; "
+                "free the space and record it again"
+            ) from None
+        self._size = start + len(data)
 
     def _make(self, kind: type[ev.Event], **fields: Any) -> ev.Event:
         extra = fields.pop("extra", None)
@@ -274,19 +335,49 @@ class Recorder:
         return self.close()
 
 
-def _journal_events(path: Path) -> list[Parsed]:
-    data = path.read_bytes()
-    if data and not data.endswith(b"\n"):
-        # The writer died inside its last write: that event is the one a crash may lose.
-        data = data[: data.rfind(b"\n") + 1]
-    return parse(data, str(path))
+@dataclasses.dataclass
+class JournalReport(IngestReport):
+    """A sealed journal; ``rejected`` says why it could not be sealed whole, and ``kept_at``
+    where it was moved (never deleted) for a person to look at."""
+
+    rejected: str | None = None
+    kept_at: Path | None = None
 
 
-def seal_journal(store: Store, path: Path, *, owned: bool = False) -> IngestReport | None:
+def _whole_lines(data: bytes) -> bytes:
+    """Without a last line that has no newline: the writer died inside that write."""
+    return data[: data.rfind(b"\n") + 1] if data and not data.endswith(b"\n") else data
+
+
+def _journal_events(path: Path) -> tuple[list[Parsed], str | None]:
+    """The whole events of a journal up to the first torn or refused line, and what stopped it.
+
+    A last line without its newline is the event a crash interrupted: it is dropped quietly,
+    as a crash may lose the event it was writing. A bad line anywhere else is reported.
+    """
+    data = _whole_lines(path.read_bytes())
+    try:
+        return parse(data, str(path)), None
+    except SchemaError:
+        pass
+    kept: list[Parsed] = []
+    for lineno, raw in enumerate(data.split(b"\n"), start=1):
+        try:
+            one = parse(raw, str(path))
+        except SchemaError as exc:
+            first = str(exc).splitlines()[0].replace(f"{path}:1:", f"{path}:{lineno}:", 1)
+            return kept, f"{first}; {len(kept)} whole events before it kept"
+        kept += [dataclasses.replace(p, line=lineno) for p in one]
+    return kept, None  # unreachable: the whole parse failed, so one line does
+
+
+def seal_journal(store: Store, path: Path, *, owned: bool = False) -> JournalReport | None:
     """Ingest a journal into the events table and remove it. Idempotent.
 
-    ``owned``: the caller holds the journal's writer lock; otherwise the journal is sealed only
-    when no live writer holds it, and None is returned for a live one.
+    ``owned``: the caller holds the journal's writer lock (and a journal that cannot be sealed
+    whole raises); otherwise the journal is sealed only when no live writer holds it (None for
+    a live one), and one that cannot be sealed whole gives up its whole events before the bad
+    line and is moved to ``journal/rejected/``.
     """
     fd = os.open(path, os.O_RDONLY)
     try:
@@ -297,8 +388,22 @@ def seal_journal(store: Store, path: Path, *, owned: bool = False) -> IngestRepo
                 return None  # a live recorder still writes it
             if not os.path.samestat(os.fstat(fd), os.stat(path)):
                 return None  # sealed and removed meanwhile, and the path names a new journal
-        parsed = _journal_events(path)
-        report = ingest_events(store, parsed, str(path))
+        if owned:
+            parsed, problem = parse(_whole_lines(path.read_bytes()), str(path)), None
+        else:
+            parsed, problem = _journal_events(path)
+        report = JournalReport(str(path))
+        try:
+            done = ingest_events(store, parsed, str(path))
+        except (SchemaError, ConflictError) as exc:
+            if owned:
+                raise
+            problem = f"{str(exc).splitlines()[0]}; nothing of it sealed"
+        else:
+            report = JournalReport(**dataclasses.asdict(done))
+        if problem is not None:
+            report.rejected, report.kept_at = problem, _set_aside(path)
+            return report
         path.unlink()
         fsync_path(path.parent)
         return report
@@ -306,8 +411,27 @@ def seal_journal(store: Store, path: Path, *, owned: bool = False) -> IngestRepo
         os.close(fd)
 
 
-def recover(store: Store) -> list[tuple[Path, IngestReport | None]]:
-    """Seal the journals of dead writers; journals of live ones are left alone (None)."""
+def _set_aside(path: Path) -> Path:
+    """Move a journal that cannot be sealed whole to journal/rejected/, never over another."""
+    folder = path.parent / REJECTED_DIR
+    folder.mkdir(exist_ok=True)
+    target = folder / path.name
+    n = 1
+    while target.exists():
+        n += 1
+        target = folder / f"{path.stem}.{n}{path.suffix}"
+    os.rename(path, target)
+    fsync_path(folder)
+    fsync_path(path.parent)
+    return target
+
+
+def recover(store: Store) -> list[tuple[Path, JournalReport | None]]:
+    """Seal the journals of dead writers; journals of live ones are left alone (None).
+
+    A journal with a torn or refused line does not stop the others: its whole events before
+    that line are sealed, and it is moved to journal/rejected/ (``report.rejected`` says why).
+    """
     folder = store.journal_dir()
     if not folder.exists():
         return []
@@ -325,4 +449,4 @@ def open_journals(store: Store) -> list[Path]:
     return sorted(folder.glob("*.jsonl")) if folder.exists() else []
 
 
-__all__ = ["Recorder", "RecorderError", "recover", "seal_journal", "open_journals", "StoreError"]
+__all__ = ["Recorder", "RecorderError", "JournalReport", "recover", "seal_journal", "open_journals", "StoreError"]

@@ -12,6 +12,7 @@ from replay import RunState, view
 from . import events as ev
 from .judging import load_events, load_state
 from .query import Views, record_holdout_view, run_filter
+from .query_limits import QueryLimits
 from .store import Store
 
 
@@ -55,9 +56,12 @@ def list_runs(store: Store, *, suite: str | None = None, batch: str | None = Non
     return table
 
 
-def run_query(store: Store, sql: str, *, split: str = "tune", version: int | None = None) -> pa.Table:
-    """A person's SQL over the views, sandboxed (a holdout look is recorded)."""
-    with Views(store, split=split, version=version) as views:
+def run_query(
+    store: Store, sql: str, *, split: str = "tune", version: int | None = None, limits: QueryLimits | None = None
+) -> pa.Table:
+    """A person's SQL over the views, sandboxed and within ``limits`` (time, rows, memory);
+    a holdout look is recorded."""
+    with Views(store, split=split, version=version, limits=limits) as views:
         table = views.user_query(sql)
     if split == "holdout":
         record_holdout_view(store, "query", {"sql": sql})

@@ -306,6 +306,10 @@ def _stage_events(index: int, chunk_lines: Lines, events: list[ev.Event], lines:
     hexed = digests.hex().encode()
     hashes = pa.StringArray.from_buffers(n, pa.py_buffer(np.arange(0, 32 * n + 1, 32, dtype=np.int32)), pa.py_buffer(hexed))
     data = _lines_array(stored, s_off)
+    dups = _duplicate_keys(chunk_lines, lines, stored, s_off)
+    if dups:
+        problems = [(lines[i], chunk_lines.problem(lines[i])[0] or "") for i in dups[:_MAX_REPORTED]]
+        return Staged(index, chunk_lines.newlines, problems, len(dups), 0)
     table = typed_columns(data, events, decl)
     bad = _bad_run_ids(table.column("run_id"))
     if bad:
@@ -329,6 +333,30 @@ def _stage_events(index: int, chunk_lines: Lines, events: list[ev.Event], lines:
         writer.write_table(table)
     meta = table.select(["line", "run_id", "seq", "kind", "hash"])
     return Staged(index, chunk_lines.newlines, [], 0, 0, path, meta, starts)
+
+
+def _colons(buffer: bytes, starts: np.ndarray, stops: np.ndarray) -> np.ndarray:
+    """The colons within each [start, stop) of a buffer, counted at once."""
+    at = np.flatnonzero(np.frombuffer(buffer, dtype=np.uint8) == 0x3A)
+    return np.searchsorted(at, stops) - np.searchsorted(at, starts)
+
+
+def _duplicate_keys(chunk_lines: Lines, lines: list[int], stored: bytes, s_off: np.ndarray) -> list[int]:
+    """Indexes of the events whose line gives a key twice in one object (jsonkeys.py). Most
+    lines are cleared at once: a line with exactly two colons fewer than its stored encoding
+    (the encoding's ``ts``) dropped no key; the rest are looked at one by one."""
+    from .jsonkeys import duplicate_key
+
+    if not lines:
+        return []
+    which = np.asarray(lines, dtype=np.int64)
+    starts = np.asarray(chunk_lines.starts, dtype=np.int64)[which]
+    stops = np.asarray(chunk_lines.stops, dtype=np.int64)[which]
+    diff = _colons(stored, s_off[:-1], s_off[1:] - 1) - _colons(chunk_lines.data, starts, stops)
+    # A colon written as an escape (\u003a) counts on the encoding's side only: those lines too.
+    escaped = b"\\u003" in chunk_lines.data
+    todo = range(len(lines)) if escaped else np.flatnonzero(diff != 2).tolist()
+    return [i for i in todo if duplicate_key(chunk_lines.raw(lines[i]), stored[s_off[i] : s_off[i + 1] - 1]) is not None]
 
 
 def _declared(event: ev.Event) -> ev.Event:

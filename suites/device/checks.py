@@ -5,26 +5,30 @@ is that run's ``probe_read`` value; a missing one raises :class:`Unresolved` (th
 an error naming it). In ``answer_regex`` patterns the substituted value is escaped, so a batch
 named ``b1.0`` matches itself literally. ``{app:<capability>}`` is read only in ``packageName``.
 
-``answer_grounded`` tokenising (the seed leaves these open; tests pin each one):
+``answer_grounded`` reads the answer and the screens with the shared tokenizer
+(``judges.tokens``), so a value means the same on both sides (the seed leaves the details open;
+tests pin each one):
 
-* Text on both sides (answer and screens) goes through ``judges.matchers.normalize_text``
-  (NFKC, so ``：`` is ``:``; Chinese numerals become digits); text comparisons ignore case and
-  whitespace.
-* Items are, in this order: quoted names (inside “”, "", 「」, 『』, 《》: the whole quote is one
-  text item, nothing inside it is read again); times; ``label: value`` pairs; numbers.
-* A time is ``h:mm`` (``06:40``, ``6:40`` and ``06:40:00`` are the same time), ``h点m分``,
-  ``h点半`` or ``h点``; it is one item, never two numbers. Period words are not read: ``下午3点``
-  is 3:00, not 15:00, on both sides alike.
-* A number may carry thousands separators (``56,088`` = ``56088``, only groups of exactly three
-  digits) and ``万``/``亿`` (``3.5万`` = ``35000``), on both sides; numbers compare as numbers.
-  List markers (``1.``, ``2、``, ``3)`` at the start, or after a space or a clause mark) are
-  not items.
-  Dates are read number by number (``4月5日`` is 4 and 5).
-* A pair's value runs from after the colon to the first clause mark (``，,;；。、!！?？`` or a
-  newline; a comma between digit groups is a thousands separator), or to the next
-  ``label:``. A value without digits is a text item; a value with digits is covered by the
-  numbers and times found in it (so ``价格: 56,088元`` is the number 56088).
-* Repeated items count once: stating 25 twice is one item toward ``minItems``.
+* Items are: quoted names (inside “”, "", 「」, 『』, 《》, as written: 《三体》 is 三体); the text
+  values of ``label: value`` pairs without digits; times; absolute dates; durations; versions;
+  numbers. Repeated items count once toward ``minItems``.
+* A time keeps its period: 下午3点 is 15:00 and is grounded by 15:00 or a bare 3:00, never by
+  03:00; 早上6点40分 is not grounded by 6:40 PM. A date keeps its order: 4月5日 is grounded by
+  04-05 or 2026年4月5日, never by 5月4日. A version is kept whole: MIUI 12.5 is not grounded by
+  MIUI 12.5.1, and 12 is not a number on a screen that shows 12.5. A duration is its minutes
+  (1小时5分 is grounded by 65分钟); the numbers inside it are not items of their own.
+* Numbers have their sign, thousands separators and scale on both sides (56,088 = 56088,
+  1.2万 = 12000, 负5 = -5). Punctuation around a number never loses it: "25." at the end of a
+  sentence, "(25元)", "25、30、35". List markers ("1. ", "2、" before an item's text) are not
+  items, nor are ranks (第一条, 前三个) or the article 一 (一款, 一班): those restate the question.
+* ``answer_regex`` matches whole values: a match may not start or end inside a number, so
+  "8\\.9\\d?%" does not pass 18.93% even when the task did not anchor it.
+* ``answer_regex`` and ``answer_contains`` count a hit only where the answer claims it: not in a
+  clause that denies it (不是8.93%，是9.8%), and not beside another value of its kind that the
+  answer gives for what the goal asks (第一名是《霸王别姬》，《肖申克的救赎》排第二).
+* ``screen_has`` and ``confirmation_shows`` compare whole values too: 6:40 is on "06:40" but
+  not on "16:40"; amount 25 is not shown by ¥125 or 1,025. A time is compared by meaning: 06:40
+  is not on "6:40 下午".
 """
 
 from __future__ import annotations
@@ -34,9 +38,12 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from judges import dates as D
 from judges.base import Check
-from judges.matchers import match_value, normalize_text
-from judges.screens import normalized
+from judges.claims import outclaimed
+from judges.matchers import asserted_at, phrase_hits, stated_spans
+from judges.screens import scanned
+from judges.tokens import QUOTE_RE, asserted_in, fold, scan
 from replay.state import RunState
 
 from . import capabilities as caps
@@ -121,17 +128,59 @@ def final_answer(state: RunState) -> str | None:
     return None if value is None else str(value)
 
 
-def answer_regex(check: AnswerRegex, state: RunState, name: str = "answer_regex") -> Check:
+def whole_spans(pattern: re.Pattern[str], text: str) -> list[tuple[int, int]]:
+    """Where the pattern matches a whole value of the text. A match may not cut a number: one
+    that starts with a digit may not follow a digit (or a digit and "." or ","), one that ends
+    with a digit may not be followed by a digit, ",ddd" or ".d". So "8\\.9\\d?%" does not pass
+    18.93% and "56088" does not pass 156088, whether or not the task anchored its pattern."""
+    out = []
+    for pos in range(len(text) + 1):
+        m = pattern.match(text, pos)
+        if m is None or m.end() == m.start():
+            continue
+        a, b = m.start(), m.end()
+        if text[a:a + 1].isdigit() and (text[a - 1:a].isdigit() or re.search(r"\d[.,]$", text[max(0, a - 2):a])):
+            continue
+        if text[b - 1:b].isdigit() and re.match(r"\d|[.,]\d", text[b:b + 2]):
+            continue
+        out.append((a, b))
+    return out
+
+
+def whole_match(pattern: re.Pattern[str], text: str) -> bool:
+    """Does the pattern match a whole value of the text (see `whole_spans`)?"""
+    return bool(whole_spans(pattern, text))
+
+
+def claimed(answer: str, spans: list[tuple[int, int]], goal: str) -> bool:
+    """Is one of the spans (in the folded answer) claimed as the answer: asserted (不是8.93% is
+    not; nor are alternatives or a question), and not a mention beside another value the answer
+    claims for what the goal asks (judges.claims.outclaimed: "第一名是《霸王别姬》，《肖申克的
+    救赎》排第二")? answer_regex and answer_contains read their hits alike."""
+    s = scan(answer)
+    return any(asserted_at(s, a, b) and not outclaimed(s, (a, b), goal) for a, b in spans)
+
+
+def answer_regex(check: AnswerRegex, state: RunState, name: str = "answer_regex", goal: str = "") -> Check:
     answer = final_answer(state)
-    ok = answer is not None and match_value(re.compile(check.pattern), answer)
-    reason = "" if ok else ("no final answer" if answer is None else f"the answer does not match /{check.pattern}/")
+    pattern = re.compile(check.pattern)
+    ok = False
+    if answer is not None:
+        folded = fold(answer)
+        ok = claimed(answer, whole_spans(pattern, folded), goal)
+        if not ok and not whole_spans(pattern, folded):
+            # A spelling only the raw answer has (a pattern pinning full-width forms): its
+            # clauses are read on the raw text.
+            ok = any(asserted_in(answer, a, b) for a, b in whole_spans(pattern, answer))
+    reason = "" if ok else ("no final answer" if answer is None else
+                            f"the answer does not state /{check.pattern}/ as its answer")
     return Check(name=name, passed=ok, expected=check.pattern, actual=answer, reason=reason)
 
 
-def answer_contains(check: AnswerContains, state: RunState, name: str = "answer_contains") -> Check:
+def answer_contains(check: AnswerContains, state: RunState, name: str = "answer_contains", goal: str = "") -> Check:
     answer = final_answer(state)
     values = [check.value] if check.values is None else list(check.values)
-    hits = [answer is not None and match_value(v, answer) for v in values]
+    hits = [answer is not None and claimed(answer, stated_spans("exact", v, answer), goal) for v in values]
     ok = any(hits) if check.any else all(hits)
     missing = [v for v, h in zip(values, hits) if not h]
     if ok:
@@ -141,26 +190,18 @@ def answer_contains(check: AnswerContains, state: RunState, name: str = "answer_
     elif check.any:
         reason = f"the answer states none of {values}"
     else:
-        reason = f"the answer does not state {missing}" + " (or negates it)"
+        reason = f"the answer does not state {missing}" + " as its answer (or negates it)"
     expected: Any = values[0] if check.values is None else {"values": values, "any": check.any}
     return Check(name=name, passed=ok, expected=expected, actual=answer, reason=reason)
 
 
 # -- answer_grounded ----------------------------------------------------------------------------------
 
-_QUOTE_RE = re.compile(r"“([^“”]*)”|\"([^\"]*)\"|「([^「」]*)」|『([^『』]*)』|《([^《》]*)》")
-_TIME_RE = re.compile(
-    r"(?<![\d.:])(?P<h>\d{1,2}):(?P<m>\d{2})(?::\d{2})?(?![\d:])"
-    r"|(?<![\d.])(?P<h2>\d{1,2})点(?:(?P<m2>\d{1,2})分?|(?P<half>半)|整|钟)?(?![\d.])"
+_LIST_MARKER_RE = re.compile(
+    r"(?:^|(?<=[\s:;,。;、]))[(]?\d{1,2}(?:[、)]|\.(?!\d))(?=\s*[^\s\d.,;:。、)%])"
 )
-_LIST_MARKER_RE = re.compile(r"(?:^|(?<=[\s:;,，。；、]))[(（]?\d{1,2}(?:[、)）]|\.(?![\d]))")
-_LABEL_RE = re.compile(r"([^\s:,，。;；、!！?？()（）\[\]【】]{1,20})\s*:(?!//)\s*")
-_CLAUSE_END_RE = re.compile(r"[，。;；、!！?？\n]|,(?!\d{3}(?!\d))")
-_NUMBER_RE = re.compile(
-    r"(?<![A-Za-z0-9.])(?P<sign>-)?(?<![A-Za-z0-9.])"
-    r"(?P<body>\d{1,3}(?:,\d{3})+(?:\.\d+)?(?!\d)|\d+(?:\.\d+)?)(?P<unit>\s*[万亿])?"
-)
-_UNITS = {"万": 10_000, "亿": 100_000_000}
+_LABEL_RE = re.compile(r"([^\s:,。;、!?()\[\]【】]{1,20})\s*:(?!//)\s*")
+_CLAUSE_END_RE = re.compile(r"[。;、!?\n]|(?<!\d),|,(?!\d{3}(?!\d))")
 _WS_RE = re.compile(r"\s+")
 
 
@@ -168,102 +209,82 @@ def _squeeze(text: str) -> str:
     return _WS_RE.sub("", text).casefold()
 
 
-def _mask(text: str, spans: list[tuple[int, int]]) -> str:
-    chars = list(text)
-    for a, b in spans:
-        for i in range(a, b):
-            if chars[i] != "\n":
-                chars[i] = " "
-    return "".join(chars)
-
-
-def _times(text: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
-    """Times in normalised text, and their spans."""
-    found, spans = [], []
-    for m in _TIME_RE.finditer(text):
-        h = int(m.group("h") if m.group("h") is not None else m.group("h2"))
-        if m.group("h") is not None:
-            minute = int(m.group("m"))
-        elif m.group("half"):
-            minute = 30
-        else:
-            minute = int(m.group("m2") or 0)
-        if h > 24 or minute > 59:
-            continue
-        found.append((h, minute))
-        spans.append(m.span())
-    return found, spans
-
-
-def _numbers(text: str) -> list[float]:
-    out = []
-    for m in _NUMBER_RE.finditer(text):
-        try:
-            value = float(m.group("body").replace(",", ""))
-        except ValueError:  # pragma: no cover - the regex only admits digits
-            continue
-        unit = (m.group("unit") or "").strip()
-        if unit:
-            value *= _UNITS[unit]
-        if not math.isfinite(value):
-            continue
-        out.append(-value if m.group("sign") else value)
-    return out
-
-
 def _fmt_number(value: float) -> str:
     return str(int(value)) if value == int(value) and abs(value) < 1e15 else repr(value)
 
 
-class Tokens:
-    """What a piece of text states: numbers, times and (answer side) text items."""
+_RANK_RE = re.compile(r"(?:第|前|头|排名|top\s*|no\.?\s*|#)$", re.IGNORECASE)
+
+
+def _restates(text: str, t: Any) -> bool:
+    if _RANK_RE.search(text[max(0, t.start - 4) : t.start]):
+        return True
+    return t.value == 1 and "\u4e00" <= text[t.end : t.end + 1] <= "\u9fff"
+
+
+def _inside(span: tuple[int, int], spans: list[tuple[int, int]]) -> bool:
+    return any(a <= span[0] and span[1] <= b for a, b in spans)
+
+
+class Items:
+    """What a piece of text states, read by the shared tokenizer (``judges.tokens``): quoted
+    names and label values (answer side), times, absolute dates, durations, versions, numbers."""
 
     def __init__(self, text: str, *, items: bool):
-        norm = normalized(text)
-        self.norm = norm
-        self.squeezed = _squeeze(norm)
-        spans: list[tuple[int, int]] = []
+        s = scanned(text) if isinstance(text, str) else scan(text)
+        self.norm = s.text
+        self.squeezed = _squeeze(s.text)
         self.texts: list[str] = []
+        covered: list[tuple[int, int]] = []
         if items:
-            for m in _QUOTE_RE.finditer(norm):
+            for m in QUOTE_RE.finditer(s.text):
                 inner = next(g for g in m.groups() if g is not None).strip()
                 if inner:
                     self.texts.append(inner)
-                spans.append(m.span())
-        rest = _mask(norm, spans)
-        self.times, time_spans = _times(rest)
-        unmasked = rest
-        rest = _mask(rest, time_spans)
-        if items:
-            rest = self._pairs(rest, unmasked)
-            rest = _LIST_MARKER_RE.sub(lambda m: " " * len(m.group(0)), rest)
-        self.numbers = _numbers(rest)
+                covered.append(m.span())
+            self._pairs(s, covered)
+            covered += [m.span() for m in _LIST_MARKER_RE.finditer(s.text)]
+        tokens = [t for t in s.tokens if not _inside((t.start, t.end), covered)]
+        self.times = [t.value for t in tokens if t.kind == "time"]
+        self.dates = [md for t in tokens if t.kind == "date" and (md := D.month_day(t.value)) is not None]
+        # 06:40 reads as a time and as a duration; on a screen or in an answer it is a clock.
+        clocks = [(t.start, t.end) for t in tokens if t.kind == "time"]
+        durations = [t for t in tokens if t.kind == "duration" and not _inside((t.start, t.end), clocks)]
+        self.durations = [t.value for t in durations]
+        spans = [(t.start, t.end) for t in durations] + [(t.start, t.end) for t in tokens if t.kind == "date"]
+        self.versions = [t.value for t in tokens if t.kind == "version"]
+        # A number inside a duration (the 1 and 5 of 1小时5分) or a date (the 2026 of 2026年4月5日)
+        # is part of it; a rank
+        # (第一条, 前三个, top 3) or the article 一 (一款, 一班, 1美元) restates the question, it
+        # was not read off a screen.
+        self.numbers = [
+            t.value for t in tokens
+            if t.kind == "number" and not _inside((t.start, t.end), spans)
+            and not (items and _restates(s.text, t))
+        ]
 
-    def _pairs(self, text: str, before_times: str) -> str:
-        """Collect digit-free pair values as text items; returns the text with labels masked.
-
-        ``before_times`` is the same text with its times still in place: a value that held a
-        time is a time, not the words around it.
-        """
-        labels = [m for m in _LABEL_RE.finditer(text) if not m.group(1).isdigit()]
-        spans = []
+    def _pairs(self, s, covered: list[tuple[int, int]]) -> None:
+        """Digit-free pair values ("状态: 已发货") become text items; the labels are not items."""
+        text = s.text
+        labels = [m for m in _LABEL_RE.finditer(text) if not m.group(1).isdigit() and not _inside(m.span(), covered)]
         for i, m in enumerate(labels):
             end = labels[i + 1].start() if i + 1 < len(labels) else len(text)
             clause = _CLAUSE_END_RE.search(text, m.end(), end)
             if clause:
                 end = clause.start()
             value = text[m.end() : end].strip().rstrip(".").strip()
-            if value and not any(ch.isdigit() for ch in before_times[m.end() : end]):
+            if value and not any(ch.isdigit() for ch in value) and not _inside((m.end(), end), covered):
                 self.texts.append(value)
-            spans.append((m.start(), m.end()))
-        return _mask(text, spans)
+                covered.append((m.end(), end))
+            covered.append(m.span(1))
 
     def items(self) -> list[tuple[str, Any]]:
-        """Distinct items: texts, then times, then numbers, each in order of appearance."""
+        """Distinct items, each in order of appearance, grouped by kind."""
         out: list[tuple[str, Any]] = []
         seen: set[tuple[str, Any]] = set()
         groups: tuple[tuple[str, list[Any]], ...] = (
-            ("text", self.texts), ("time", self.times), ("number", self.numbers)
+            ("text", self.texts), ("time", self.times), ("date", self.dates), ("duration", self.durations),
+            ("version", self.versions), ("number", self.numbers),
         )
         for kind, values in groups:
             for v in values:
@@ -274,10 +295,50 @@ class Tokens:
                 out.append((kind, v))
         return out
 
+    def grounds(self, kind: str, value: Any) -> bool:
+        """Does this screen show the answer item?"""
+        if kind == "text":
+            return _squeeze(fold(value)) in self.squeezed
+        if kind == "time":
+            # 下午3点 is grounded by 15:00 and by 3:00, never by 03:00; 早上6点40分 not by 6:40 PM.
+            return any(set(value) & set(t) for t in self.times)
+        if kind == "date":
+            # Month and day in their order; the years must agree when both sides give one.
+            return any(d[1:] == value[1:] and (d[0] is None or value[0] is None or d[0] == value[0]) for d in self.dates)
+        if kind == "duration":
+            return value in self.durations
+        if kind == "version":
+            return any(_same_version(value, v) for v in self.versions) or (
+                len(value) == 1 and any(math.isclose(value[0], n) for n in self.numbers)
+            )
+        return any(math.isclose(value, n, rel_tol=1e-9, abs_tol=1e-12) for n in self.numbers) or any(
+            len(v) == 1 and math.isclose(value, v[0]) for v in self.versions
+        )
+
+
+Tokens = Items  # the name this class had before the shared tokenizer
+
+
+def _same_version(a: tuple[int, ...], b: tuple[int, ...]) -> bool:
+    def strip(v: tuple[int, ...]) -> tuple[int, ...]:
+        out = list(v)
+        while len(out) > 1 and out[-1] == 0:
+            out.pop()
+        return tuple(out)
+
+    return strip(a) == strip(b)
+
 
 def _show(kind: str, value: Any) -> str:
     if kind == "time":
-        return f"{value[0]:02d}:{value[1]:02d}"
+        return f"{value[0][0]:02d}:{value[0][1]:02d}"  # as written (a bare 3点 also reads 15:00)
+    if kind == "date":
+        y, m, d = value
+        return f"{y}-{m:02d}-{d:02d}" if y else f"{m:02d}-{d:02d}"
+    if kind == "duration":
+        return f"{value}分钟"
+    if kind == "version":
+        return ".".join(map(str, value))
     if kind == "number":
         return _fmt_number(value)
     return str(value)
@@ -285,7 +346,7 @@ def _show(kind: str, value: Any) -> str:
 
 def answer_items(answer: str) -> list[str]:
     """The answer's items as answer_grounded sees them (for tests and reports)."""
-    return [_show(k, v) for k, v in Tokens(answer, items=True).items()]
+    return [_show(k, v) for k, v in Items(answer, items=True).items()]
 
 
 def answer_grounded(check: AnswerGrounded, state: RunState, name: str = "answer_grounded") -> Check:
@@ -293,19 +354,9 @@ def answer_grounded(check: AnswerGrounded, state: RunState, name: str = "answer_
     expected = {"minItems": check.minItems, "window": check.window}
     if answer is None:
         return Check(name=name, passed=False, expected=expected, actual=None, reason="no final answer")
-    items = Tokens(answer, items=True).items()
-    screens = [Tokens(s.text, items=False) for s in state.last_screens(check.window)]
-    ungrounded = []
-    for kind, value in items:
-        if kind == "text":
-            needle = _squeeze(value)
-            ok = any(needle in s.squeezed for s in screens)
-        elif kind == "time":
-            ok = any(value in s.times for s in screens)
-        else:
-            ok = any(any(math.isclose(value, n, rel_tol=1e-9, abs_tol=1e-12) for n in s.numbers) for s in screens)
-        if not ok:
-            ungrounded.append(_show(kind, value))
+    items = Items(answer, items=True).items()
+    screens = [Items(s.text, items=False) for s in state.last_screens(check.window)]
+    ungrounded = [_show(kind, value) for kind, value in items if not any(s.grounds(kind, value) for s in screens)]
     shown = [_show(k, v) for k, v in items]
     if len(items) < check.minItems:
         reason = f"{len(items)} item{'s' if len(items) != 1 else ''} in the answer, at least {check.minItems} expected"
@@ -322,11 +373,33 @@ def answer_grounded(check: AnswerGrounded, state: RunState, name: str = "answer_
 # -- screens, questions, confirmation cards -----------------------------------------------------------
 
 
+def _time_needle(needle: str) -> list[tuple[int, int]]:
+    """The readings of a needle that is nothing but a time of day ("06:40", "早上6:40")."""
+    n = scan(needle)
+    times = [t for t in n.tokens if t.kind == "time"]
+    if len(times) == 1 and (times[0].start, times[0].end) == (0, len(n.text)):
+        return list(times[0].value)
+    return []
+
+
+def _shows_text(needle: str, text: str) -> bool:
+    """The text shows `needle` as a whole value: "标记-b1" is not on "标记-b12". A needle that is
+    a time is compared by its meaning, like answer_grounded: 06:40 is on "6:40", "06:40" and
+    "上午6:40", never on "16:40", "18:40" or "6:40 下午"."""
+    s = scanned(text) if isinstance(text, str) else scan(text)
+    want = _time_needle(needle)
+    if want:
+        return any(set(want) & set(t.value) for t in s.tokens if t.kind == "time")
+    if phrase_hits(needle, s, asserted=False):
+        return True
+    # A clock written without its leading zero is the same clock: 6:40 is on 06:40.
+    return bool(re.fullmatch(r"\d:\d{2}", fold(needle).strip())) and bool(phrase_hits("0" + fold(needle).strip(), s, asserted=False))
+
+
 def screen_has(
     check: ScreenHas, state: RunState, table: Mapping[str, tuple[str, ...]], name: str = "screen_has"
 ) -> Check:
-    needle = _squeeze(normalize_text(check.text))
-    in_text = [s for s in state.screens if needle and needle in _squeeze(normalized(s.text))]
+    in_text = [s for s in state.screens if _shows_text(check.text, s.text)]
     if check.packageName is None:
         hits = in_text
     else:
@@ -354,12 +427,12 @@ def _field_shows(field: str, expected: Any, actual: str | None) -> bool:
     if actual is None:
         return False
     if field == "amount":
-        wanted = _numbers(normalize_text(str(expected)))
+        wanted = [t.value for t in scan(str(expected)).tokens if t.kind == "number"]
         if len(wanted) == 1:
-            # 25 and ¥25.00 are one amount; "125" must not pass for 25.
-            return any(math.isclose(wanted[0], n) for n in _numbers(normalize_text(actual)))
-    needle = _squeeze(normalize_text(str(expected)))
-    return bool(needle) and needle in _squeeze(normalize_text(actual))
+            # 25 and ¥25.00 are one amount; ¥125 and 1,025 are other amounts.
+            shown = [t.value for t in scan(actual).tokens if t.kind == "number" and not (t.hedged or t.ranged)]
+            return any(math.isclose(wanted[0], n, rel_tol=1e-9, abs_tol=1e-9) for n in shown)
+    return _shows_text(str(expected), actual)
 
 
 def confirmation_shows(check: ConfirmationShows, state: RunState, name: str = "confirmation_shows") -> Check:
@@ -373,12 +446,13 @@ def confirmation_shows(check: ConfirmationShows, state: RunState, name: str = "c
     return Check(name=name, passed=not wrong, expected=wanted, actual=shown, reason=reason)
 
 
-def run_check(check: CheckSpec, state: RunState, table: Mapping[str, tuple[str, ...]], name: str) -> Check:
-    """One resolved check on the run."""
+def run_check(check: CheckSpec, state: RunState, table: Mapping[str, tuple[str, ...]], name: str,
+              goal: str = "") -> Check:
+    """One resolved check on the run (`goal`: the task's question, for what the answer claims)."""
     if isinstance(check, AnswerRegex):
-        return answer_regex(check, state, name)
+        return answer_regex(check, state, name, goal)
     if isinstance(check, AnswerContains):
-        return answer_contains(check, state, name)
+        return answer_contains(check, state, name, goal)
     if isinstance(check, AnswerGrounded):
         return answer_grounded(check, state, name)
     if isinstance(check, ScreenHas):

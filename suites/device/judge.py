@@ -11,9 +11,13 @@ Precedence, first match wins:
 3. The run ended ``error`` or ``cancelled`` → ``error`` (the harness failed, not the agent).
 4. The login rule → ``na`` "handed to user: login" (or captcha): a read task whose run ended in a
    takeover for a reason in {login, captcha} (narrowed by ``acceptTakeoverOn``; ``[]`` accepts
-   none) with a login or verification cue in the takeover's text or in the last screen read
-   before the takeover, unless the task says it is signed in (``signedIn:``, ``login:``,
-   ``site:`` in requires).
+   none) when the last screen read before the takeover shows a login box or captcha words,
+   unless the task says it is signed in (``signedIn:``, ``login:``, ``site:`` in requires).
+   Only the screen counts: the agent saying it met a login (in the takeover's text or its
+   answer) is a claim, and a login button on a feed is not a login box (the seed: 那一屏上看得出
+   登录框/验证码字样). A login box is a login word with a credential or prompt word (手机号登录
+   获取验证码, 请先登录, 登录后查看, Sign in … password); captcha words are 验证码, 滑块, 安全验证,
+   人机验证, captcha, "verify you are human".
 5. A ``{probe:…}`` the run did not read (or ``{run}`` without a batch) → ``error`` naming it.
 6. Otherwise ``pass`` when the outcome equals ``expect`` (for ``takeover``: with a reason the
    task accepts, default login/captcha/verification) and every check passes; else ``fail``.
@@ -30,6 +34,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from judges.base import Check, Verdict
+from judges.tokens import fold
 from replay.state import RunState
 
 from .checks import Unresolved, resolve, run_check, substitute
@@ -37,7 +42,22 @@ from .model import DEFAULT_ACCEPT_TAKEOVER, Task, is_signed_in_requirement
 
 NOT_MET_VALUES = frozenset({"false", "no", "0", "missing", "absent", "not installed", "not signed in",
                             "未安装", "未登录", "否"})
-LOGIN_CUE_RE = re.compile(r"登录|登陆|密码|验证码|验证|log\s*in|sign\s*in|captcha", re.IGNORECASE)
+_LOGIN_WORD = r"登录|登陆|log\s*-?\s*in|sign\s*-?\s*in"
+_CREDENTIAL = (
+    r"密码|验证码|手机号|手机号码|账号|帐号|用户名|短信|一键登录|本机号码|扫码|微信登录|QQ登录|注册|"
+    r"password|username|phone|e-?mail|verification\s+code|account"
+)
+LOGIN_BOX_RE = re.compile(
+    rf"(?:{_LOGIN_WORD})[\s\S]{{0,80}}?(?:{_CREDENTIAL})|(?:{_CREDENTIAL})[\s\S]{{0,80}}?(?:{_LOGIN_WORD})"
+    r"|请先?登录|登录后(?:才能|查看|可|即可|继续)|立即登录|去登录|未登录|登录以|sign\s+in\s+to|log\s+in\s+to",
+    re.IGNORECASE,
+)
+CAPTCHA_RE = re.compile(
+    r"验证码|滑块|拖动.{0,6}(?:完成|验证|拼图)|安全验证|人机验证|图形验证|点击.{0,4}验证|拼图验证|滑动验证|"
+    r"(?:请|需要)(?:先)?(?:完成|进行)验证|"
+    r"captcha|verify\s+(?:you\s+are|that\s+you\s*(?:'re|are))\s+(?:a\s+)?human|not\s+a\s+robot",
+    re.IGNORECASE,
+)
 HANDED_TO_USER = ("login", "captcha")
 
 
@@ -83,8 +103,8 @@ def handed_to_user(task: Task, state: RunState) -> str | None:
     if takeover.reason not in accepted:
         return None
     before = [s for s in state.screens if s.seq < takeover.seq]
-    texts = [takeover.text or "", before[-1].text if before else ""]
-    if not any(LOGIN_CUE_RE.search(t) for t in texts):
+    screen = fold(before[-1].text) if before else ""
+    if not (LOGIN_BOX_RE.search(screen) or CAPTCHA_RE.search(screen)):
         return None
     return takeover.reason
 
@@ -134,5 +154,5 @@ def judge(task: Task, state: RunState, table: Mapping[str, tuple[str, ...]]) -> 
     except Unresolved as exc:
         return Verdict(outcome="error", score=0.0, reason=exc.what, details=details)
     checks = [outcome_check(task, state)]
-    checks += [run_check(c, state, table, name) for c, name in zip(resolved, check_names(task))]
+    checks += [run_check(c, state, table, name, task.goal) for c, name in zip(resolved, check_names(task))]
     return Verdict.from_checks(checks, details=details)

@@ -1,18 +1,21 @@
 """A tiny built-in suite that exercises the platform end to end without any other suite.
 
 Two weather questions, judged on the AnswerSheet (grounded mode) or the final answer (text
-mode): the expected number must appear in the answer as a whole number, Chinese numerals
-included. (``traj demo`` judges first with a copy that looks for it as a substring, the
-realistic bug where "25" passes for an expected 5 and "二十度" fails for 20.)
+mode): the answer must state the expected number as one exact value, read by the shared
+tokenizer (Chinese numerals and signs included), said of the asked city: a number the answer
+gives another city does not count (judges.subjects). (``traj demo`` judges first with a copy that
+looks for it as a substring, the realistic bug where "25" passes for an expected 5 and "二十度"
+fails for 20.)
 """
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
 from judges.base import Check, Suite, Verdict
+from judges.matchers import match_value
+from judges.subjects import Subject, about
 from replay.state import RunState
 
 TASKS: dict[str, dict[str, Any]] = {
@@ -26,26 +29,24 @@ TASKS: dict[str, dict[str, Any]] = {
     },
 }
 
-_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
-
-
-def _small_chinese_numbers(text: str) -> str:
-    """Rewrite Chinese numerals below 100 (二十, 三十五, 十二) as digits."""
-
-    def one(m: re.Match[str]) -> str:
-        tens, ones = m.group(1), m.group(2)
-        value = (_DIGITS[tens] if tens else 1) * 10 + (_DIGITS[ones] if ones else 0)
-        return str(value)
-
-    text = re.sub(r"([一二两三四五六七八九])?十([一二三四五六七八九])?", one, text)
-    return re.sub(r"[零一二两三四五六七八九]", lambda m: str(_DIGITS[m.group(0)]), text)
-
 
 def number_matches(expected: float, text: str) -> bool:
-    """The expected number is one of the answer's whole numbers."""
-    # A standalone number: "25" must not count as 5, nor "12" inside "2012".
-    numbers = re.findall(r"(?<![\d.])-?\d+(?:\.\d+)?(?![\d.])", _small_chinese_numbers(text))
-    return any(float(n) == float(expected) for n in numbers)
+    """The answer states the expected number as one exact value.
+
+    Read with the shared tokenizer (``judges.matchers.match_value``), like every other suite:
+    "25" is not 5, 二十 is 20, 负5 is -5, a number inside a word (一样) is none, a negated
+    number (不是20度) is not stated, and an approximation (大约四十) is not the exact value.
+    """
+    return match_value(expected, text)
+
+
+def _subjects(task: dict[str, Any], world: Any) -> tuple[Subject, ...]:
+    """The asked city, and the other cities of the world state: "上海现在20度" says nothing of 北京."""
+    city = task["params"].get("city")
+    cities = (((world or {}).get("apps") or {}).get("weather") or {}).get("cities") or {}
+    if not isinstance(city, str) or not isinstance(cities, dict):
+        return ()
+    return (Subject((city,), tuple(c for c in cities if isinstance(c, str) and c != city)),)
 
 
 class ExampleSuite(Suite):
@@ -83,14 +84,15 @@ class ExampleSuite(Suite):
         else:
             actual = state.answer
             checks = []
-        ok = actual is not None and number_matches(expected, str(actual))
+        said = None if actual is None else about(str(actual), _subjects(task, state.initial_state))
+        ok = said is not None and number_matches(expected, said)
         checks.append(
             Check(
                 name="answer",
                 passed=ok,
                 expected=expected,
                 actual=actual,
-                reason="" if ok else f"{expected} not found in the answer",
+                reason="" if ok else f"the answer does not state {expected} as one exact value",
             )
         )
         return Verdict.from_checks(checks)

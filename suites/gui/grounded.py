@@ -3,7 +3,8 @@
 Which path judges the answer:
 
 * the task has no ``answer_fields``, or the run was in text mode → the task's ``check_goals``
-  on the agent's free-text answer (operate tasks only look at the world state);
+  on the agent's free-text answer (operate tasks only look at the world state), reading what it
+  says of the asked subject (``Task.about``: "杭州现在20度" says nothing of 北京);
 * grounded mode and the task defines its own ``check_goals`` → Path B: the AnswerSheet values
   joined with ", " in field order become the answer (only when the sheet was submitted), then
   ``check_goals``;
@@ -41,13 +42,13 @@ def judge(task: Task, state: RunState) -> Verdict:
     try:
         if not fields or mode == "text":
             path = "text"
-            obs = _observation(state, final, answer=state.answer)
+            obs = _observation(state, final, answer=state.answer, about=task.about(state.answer))
             goals = task.check_goals(obs)
         elif has_own_check_goals(task):
             path = "B"
             submitted = state.sheet.submitted
             joined = ", ".join(_cell(state.sheet.value(i)) for i in range(len(fields))) if submitted else None
-            obs = _observation(state, final, answer=joined)
+            obs = _observation(state, final, answer=joined, about=task.about(joined))
             goals = [_submitted_check(submitted), *task.check_goals(obs)]
         else:
             path = "A"
@@ -55,7 +56,7 @@ def judge(task: Task, state: RunState) -> Verdict:
             goals = [_submitted_check(state.sheet.submitted), *_path_a(task, obs)]
     except (JudgeError, paths.PathError) as exc:
         return Verdict.error(str(exc))
-    warnings = side_effects(task, state.initial_state, final)
+    warnings = side_effects(task, state.initial_state, final, obs)
     success = bool(goals) and all(c.passed for c in goals)
     clean = not warnings
     budget = task.budget(mode)
@@ -73,11 +74,13 @@ def judge(task: Task, state: RunState) -> Verdict:
     return Verdict.from_checks([*goals, *warnings], details=details)
 
 
-def _observation(state: RunState, final: dict[str, Any], *, answer: str | None) -> Observation:
+def _observation(state: RunState, final: dict[str, Any], *, answer: str | None,
+                 about: str | None = None) -> Observation:
     return Observation(
         initial=state.initial_state or {},
         final=final,
         answer=answer,
+        about=about,
         sheet=dict(state.sheet.answers),
         submitted=state.sheet.submitted,
         mode=state.mode,
@@ -142,9 +145,10 @@ def _path_a(task: Task, obs: Observation) -> list[Check]:
     return out
 
 
-def side_effects(task: Task, initial: dict[str, Any], final: dict[str, Any]) -> list[Check]:
-    """One failed warning check per change no rule of the task covers."""
-    expected, ignored = task.change_rules()
+def side_effects(task: Task, initial: dict[str, Any], final: dict[str, Any], obs: Observation | None = None) -> list[Check]:
+    """One failed warning check per change no rule of the task covers (given the run, the task
+    covers only the changes it asked for: a second new alarm is a side effect)."""
+    expected, ignored = task.change_rules(obs)
     rules = [paths.parse(r) for r in expected + ignored]
     out = []
     for change in paths.diff(initial, final):

@@ -31,10 +31,11 @@ from types import SimpleNamespace
 from typing import Any, ClassVar
 
 from judges.base import Check
+from judges.subjects import Subject, about
 from trajectory.errors import JudgeError, TrajError
-from judges.matchers import match_date, match_duration, match_time, match_value
 
 from . import paths
+from .answers import TEMPERATURE_UNITS, list_check, stated_list, text_matches, value_check  # noqa: F401 - re-exported
 
 FIELD_TYPES = ("text", "number", "choice")
 MATCHERS = ("exact", "number", "date", "time", "duration")
@@ -59,10 +60,19 @@ class TaskDefinitionError(TrajError, ValueError):
 
 @dataclass(frozen=True)
 class Enum:
-    """A choice among values, each with the label people see (``{"华氏度": "fahrenheit"}``)."""
+    """A choice among values, each with the label people see (``{"华氏度": "fahrenheit"}``).
+
+    A ``subject`` parameter names what the question is about (a city, an alarm): in the answer, a
+    value said of another one of its kind does not count for the asked one (judges.subjects).
+    Its names are the label, the value and ``aliases[value]``; ``kin`` names others of the kind
+    that are not choices of this parameter (other alarms' labels).
+    """
 
     values: dict[str, Any]
     default: Any
+    subject: bool = False
+    aliases: dict[Any, tuple[str, ...]] = field(default_factory=dict)
+    kin: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.default not in self.values.values():
@@ -78,6 +88,10 @@ class Enum:
 
     def label(self, value: Any) -> str:
         return next((k for k, v in self.values.items() if v == value), str(value))
+
+    def names(self, value: Any) -> tuple[str, ...]:
+        """The ways an answer names a value: its label, the value itself, its aliases."""
+        return tuple(dict.fromkeys((self.label(value), str(value), *self.aliases.get(value, ()))))
 
 
 @dataclass(frozen=True)
@@ -184,6 +198,8 @@ class Observation:
 
     ``answer`` is the agent's text in text mode and, on Path B, the AnswerSheet values joined
     with ", " (None when the sheet was not submitted). ``sheet`` keeps the structured values.
+    ``about`` is the answer with what it says of other subjects blanked (``Task.about``); checks
+    read :attr:`said` and show ``answer``.
     """
 
     initial: dict[str, Any]
@@ -192,6 +208,12 @@ class Observation:
     sheet: dict[str, Any] = field(default_factory=dict)
     submitted: bool = False
     mode: str = "grounded"
+    about: str | None = None
+
+    @property
+    def said(self) -> str | None:
+        """What the answer says of the asked subject(s): the text the checks match."""
+        return self.about if self.about is not None else self.answer
 
     @property
     def apps(self) -> dict[str, Any]:
@@ -207,37 +229,6 @@ class Observation:
         if name not in apps:
             raise KeyError(f"the world state has no app {name!r}")
         return apps[name]
-
-
-def text_matches(matcher: str, expected: Any, text: str | None, os_state: Any) -> bool:
-    """Does a free-text answer state `expected`? Time, duration and date fields understand the
-    ways agents write those values; every other value is looked for with ``match_value``."""
-    if text is None or not str(text).strip():
-        return False
-    if matcher == "time":
-        return match_time(expected, text)
-    if matcher == "duration":
-        return match_duration(expected, text)
-    if matcher == "date":
-        return match_date(expected, text, os_state)
-    return match_value(expected, text)
-
-
-def value_check(name: str, matcher: str, expected: Any, text: str | None, os_state: Any) -> Check:
-    """One answer check over free text; a list of expected values must all be stated."""
-    wanted = list(expected) if isinstance(expected, (list, tuple)) else [expected]
-    missing = [w for w in wanted if not text_matches(matcher, w, text, os_state)]
-    if text is None or not str(text).strip():
-        reason = "no answer"
-    elif missing:
-        reason = "not stated: " + ", ".join(map(_show, missing))
-    else:
-        reason = ""
-    return Check(name=name, passed=not reason, expected=expected, actual=text, reason=reason)
-
-
-def _show(value: Any) -> str:
-    return f"/{value.pattern}/" if isinstance(value, re.Pattern) else str(value)
 
 
 # -- task classes ----------------------------------------------------------------------------
@@ -334,12 +325,18 @@ class Task:
     def budget(self, mode: str) -> int:
         return self.max_steps + (ANSWER_SHEET_STEPS if mode == "grounded" and self.fields() else 0)
 
-    def change_rules(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
-        """(expected changes, ignored changes), parameters filled in."""
-        return (
-            tuple(self.fill(r) for r in self.expected_changes),
-            tuple(self.fill(r) for r in BASE_IGNORE + tuple(self.always_ignore)),
-        )
+    def change_rules(self, obs: Observation | None = None) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """(expected changes, ignored changes), parameters filled in. Given the run, a task may
+        narrow its expected changes to what it asked for (``covered_changes``)."""
+        expected = tuple(self.fill(r) for r in self.expected_changes)
+        if obs is not None:
+            expected = self.covered_changes(obs, expected)
+        return expected, tuple(self.fill(r) for r in BASE_IGNORE + tuple(self.always_ignore))
+
+    def covered_changes(self, obs: Observation, rules: tuple[str, ...]) -> tuple[str, ...]:
+        """The change rules that cover this run's expected changes; by default the declared ones.
+        A task that asks for one new item overrides this so that a second one is a side effect."""
+        return rules
 
     def definition(self) -> dict[str, Any]:
         """The task's definition data (hashed into the judge version)."""
@@ -360,6 +357,24 @@ class Task:
         }
 
     # -- judging --------------------------------------------------------------------------
+    def subjects(self) -> tuple[Subject, ...]:
+        """What the question is about, one entry per kind: the asked names and the other names
+        of that kind (from the ``subject`` parameters)."""
+        kinds: dict[tuple[str, ...], tuple[Enum, list[Any]]] = {}
+        for name, spec in self.parameters.items():
+            if isinstance(spec, Enum) and spec.subject:
+                kinds.setdefault(tuple(spec.values), (spec, []))[1].append(self.params[name])
+        out = []
+        for spec, asked in kinds.values():
+            names = [n for v in asked for n in spec.names(v)]
+            others = [n for v in spec.values.values() if v not in asked for n in spec.names(v)] + list(spec.kin)
+            out.append(Subject(tuple(names), tuple(n for n in others if n not in names)))
+        return tuple(out)
+
+    def about(self, answer: str | None) -> str | None:
+        """The answer without what it says of other subjects (judges.subjects.about)."""
+        return about(answer, self.subjects())
+
     def check_goals(self, obs: Observation) -> list[Check]:
         return []
 
@@ -371,9 +386,12 @@ def _answer_repr(answer: Any) -> Any:
 
 
 class AnswerTask(Task):
-    """A question about the world as the agent found it. Grounded mode judges it on Path A."""
+    """A question about the world as the agent found it. Grounded mode judges it on Path A.
+    ``unit`` is the unit the question asks its numbers in ("°C"): in free text, a number given in
+    a conflicting unit (20华氏度) does not state the value."""
 
     answer: ClassVar[str | tuple[str, Callable[[Any], Any]] | None] = None
+    unit: ClassVar[str | None] = None
 
     def get_answer(self, obs: Observation) -> Any:
         """The expected answer: the value at ``answer``'s path in the initial state (through
@@ -407,10 +425,21 @@ class AnswerTask(Task):
         fields = self.fields()
         out = []
         for i, (name, value) in enumerate(items):
-            matcher = fields[i].matcher if len(fields) == len(items) else "exact"
+            field = fields[i] if len(fields) == len(items) else None
             label = name if name == "answer" else f"answer.{name}"
-            out.append(value_check(label, matcher, value, obs.answer, obs.os))
+            out.append(self.text_check(label, field, value, obs))
         return out
+
+    def text_check(self, name: str, field: Field | None, value: Any, obs: Observation) -> Check:
+        """How the free-text answer is read for one expected value. A list from a repeatable
+        field is a list (no extra items; in order when the field compares as a sequence);
+        tasks whose answer is a claim (yes/no, a comparison) override this."""
+        matcher = field.matcher if field is not None else "exact"
+        if field is not None and field.repeatable and isinstance(value, list):
+            units = TEMPERATURE_UNITS if matcher == "number" else None
+            return list_check(name, matcher, field.compare, value, obs.said, obs.os, units=units, unit=self.unit,
+                              shown=obs.answer)
+        return value_check(name, matcher, value, obs.said, obs.os, shown=obs.answer, unit=self.unit)
 
 
 class CriteriaTask(Task):

@@ -10,7 +10,8 @@ from judges.matchers import match_value
 from .apps import Clock, minutes_text, now
 from .task import AnswerTask, CriteriaTask, Enum, Observation, Task, Time
 
-ALARM = Enum({"起床": "起床", "开会": "开会", "健身": "健身", "吃药": "吃药"}, default="开会")
+# An alarm named by its label is a subject: "开会闹钟14:30，吃药闹钟22:50" gives 吃药 22:50 only.
+ALARM = Enum({"起床": "起床", "开会": "开会", "健身": "健身", "吃药": "吃药"}, default="开会", subject=True)
 
 
 def _c(obs: Observation, *, final: bool = False) -> Clock:
@@ -54,7 +55,7 @@ class EnabledAlarmTimes(AnswerTask):
 class TimerLength(AnswerTask):
     app = "clock"
     templates = ("“{label}”计时器设的是多长时间？",)
-    parameters = {"label": Enum({"烤蛋糕": "烤蛋糕", "泡茶": "泡茶", "午睡": "午睡"}, default="烤蛋糕")}
+    parameters = {"label": Enum({"烤蛋糕": "烤蛋糕", "泡茶": "泡茶", "午睡": "午睡"}, default="烤蛋糕", subject=True)}
     answer = ("apps.clock.timers[label={label}].minutes", minutes_text)
     answer_fields = [{"type": "text", "label": "时长", "hint": "e.g. 1小时15分", "matcher": "duration"}]
 
@@ -71,11 +72,21 @@ class SleepDuration(AnswerTask):
 class NextRingDate(AnswerTask):
     app = "clock"
     templates = ("{label}闹钟下一次是哪天响？",)
-    parameters = {"label": Enum({"起床": "起床", "健身": "健身"}, default="健身")}
+    parameters = {"label": Enum({"起床": "起床", "健身": "健身"}, default="健身", subject=True, kin=("开会", "吃药"))}
     answer_fields = [{"type": "text", "label": "日期", "hint": "e.g. 4月7日", "matcher": "date"}]
 
     def get_answer(self, obs: Observation) -> str:
         return _c(obs).next_ring(self.p.label, now(obs.os)).isoformat()
+
+
+def _one_new_alarm(obs: Observation, time: str) -> tuple[str, ...]:
+    """The rule covering the one alarm a task asked for: the first new alarm at that time (or,
+    when none is, the first new alarm, whose error the goal check reports). Any other new
+    alarm is a side effect that ``alarms[+]`` would have hidden."""
+    before = {a["id"] for a in _c(obs).alarms}
+    new = [a for a in _c(obs, final=True).alarms if a.get("id") not in before]
+    hit = next((a for a in new if a.get("time") == time), new[0] if new else None)
+    return () if hit is None else (f"apps.clock.alarms[id={hit['id']}]",)
 
 
 class SetAlarm(Task):
@@ -84,6 +95,9 @@ class SetAlarm(Task):
     templates = ("帮我定一个{time}的闹钟，备注“{label}”",)
     parameters = {"time": Time("06:30"), "label": Enum({"早起": "早起", "赶飞机": "赶飞机"}, default="赶飞机")}
     expected_changes = ("apps.clock.alarms[+]",)
+
+    def covered_changes(self, obs: Observation, rules: tuple[str, ...]) -> tuple[str, ...]:
+        return _one_new_alarm(obs, self.p.time)
 
     def check_goals(self, obs: Observation) -> list[Check]:
         before = {a["id"] for a in _c(obs).alarms}
@@ -134,12 +148,17 @@ class AddAlarmAndCount(Task):
     answer_fields = [{"type": "number", "label": "开启的闹钟数"}]
     expected_changes = ("apps.clock.alarms[+]",)
 
+    def covered_changes(self, obs: Observation, rules: tuple[str, ...]) -> tuple[str, ...]:
+        return _one_new_alarm(obs, self.p.time)
+
     def check_goals(self, obs: Observation) -> list[Check]:
         before = {a["id"] for a in _c(obs).alarms}
         added = [a for a in _c(obs, final=True).alarms
                  if a["id"] not in before and a.get("time") == self.p.time and a.get("enabled")]
-        want = _count_enabled(_c(obs).alarms) + 1
-        ok = match_value(want, obs.answer)
+        # The count the agent gives is checked against the world as it left it: an alarm added
+        # twice makes the real count one higher (and the second one is a side effect).
+        want = _count_enabled(_c(obs, final=True).alarms)
+        ok = match_value(want, obs.said)
         return [
             Check(name="alarm added", passed=bool(added), expected=self.p.time, actual=len(added),
                   reason="" if added else f"no new enabled alarm at {self.p.time}"),

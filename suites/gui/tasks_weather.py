@@ -5,17 +5,24 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import datetime as dt
+
 from judges.base import Check
-from judges.matchers import has_close_number, match_value
+from judges.claims import TIE, more_of, rain_days, rain_on
+from judges.dates import expected_date, now_date
+from judges.matchers import has_close_number, match_value, phrase_hits
+from judges.tokens import Scan, scan
+from judges.units import fits
 
 from .apps import Weather
-from .task import AnswerTask, CriteriaTask, Enum, Observation, Task
+from .task import TEMPERATURE_UNITS, AnswerTask, CriteriaTask, Enum, Field, Observation, Task
 
 CITY_VALUES = {"北京": "beijing", "上海": "shanghai", "广州": "guangzhou", "杭州": "hangzhou", "成都": "chengdu"}
 
 
 def city(default: str) -> Enum:
-    return Enum(CITY_VALUES, default=default)
+    """A city the question is about: a value the answer gives another city does not count."""
+    return Enum(CITY_VALUES, default=default, subject=True)
 
 
 def _w(obs: Observation, *, final: bool = False) -> Weather:
@@ -28,6 +35,7 @@ class CheckCurrentTemp(AnswerTask):
     parameters = {"city": city("beijing")}
     answer = "apps.weather.cities[id={city}].current.temp"
     answer_fields = [{"type": "number", "label": "{city}当前温度（°C）"}]
+    unit = "°C"  # "北京现在20华氏度" does not state 20°C
 
 
 class CheckCondition(AnswerTask):
@@ -45,7 +53,9 @@ class CheckDetailMetric(AnswerTask):
     templates = ("{city}现在的{metric}是多少？",)
     parameters = {
         "city": city("beijing"),
-        "metric": Enum({"湿度": "humidity", "紫外线指数": "uv", "空气质量指数": "aqi", "风向": "wind_dir"}, default="humidity"),
+        # A metric is a subject too: "紫外线指数68" does not state a humidity of 68.
+        "metric": Enum({"湿度": "humidity", "紫外线指数": "uv", "空气质量指数": "aqi", "风向": "wind_dir"}, default="humidity",
+                       subject=True, aliases={"uv": ("紫外线",), "aqi": ("空气质量",), "wind_dir": ("wind direction",)}),
     }
     answer = "apps.weather.cities[id={city}].current.{metric}"
     _NUMERIC = frozenset({"humidity", "uv", "aqi"})
@@ -75,6 +85,36 @@ class CheckHighLow(AnswerTask):
         today = _w(obs).day(self.p.city, 0)
         return {"high": today["high"], "low": today["low"]}  # order = field order
 
+    def text_check(self, name: str, field: Field | None, value: Any, obs: Observation) -> Check:
+        """Free text must say which is which: "最高15度，最低23度" states both numbers but swaps
+        them. Labelled values decide (最高/最低, high/low); without labels, a range "15~23度" is
+        low to high, and two values are in the order asked (high, then low)."""
+        said = _high_low(obs.said or "")
+        key = name.rsplit(".", 1)[-1]
+        got = None if said is None else said[0 if key == "high" else 1]
+        ok = got is not None and abs(got - float(value)) < 1e-9
+        reason = "" if ok else ("no answer" if not obs.answer else f"the answer gives {key} {got if got is not None else 'nothing definite'}")
+        return Check(name=name, passed=ok, expected=value, actual=obs.answer, reason=reason)
+
+
+_HIGH_RE = re.compile(r"(?:最高|高温|白天|high(?:est)?|max(?:imum)?)[^,;。\d]{0,6}$", re.IGNORECASE)
+_LOW_RE = re.compile(r"(?:最低|低温|夜间|晚上|low(?:est)?|min(?:imum)?)[^,;。\d]{0,6}$", re.IGNORECASE)
+
+
+def _high_low(text: str) -> tuple[float | None, float | None] | None:
+    """(high, low) as the answer states them, or None when it does not say."""
+    s = scan(text)
+    values = [t for t in s.of("number") if not (t.hedged or t.approx) and t.unit in TEMPERATURE_UNITS
+              and fits(s, t, "°C")]
+    high = {t.value for t in values if _HIGH_RE.search(s.text[s.clause_at(t.start).start : t.start])}
+    low = {t.value for t in values if _LOW_RE.search(s.text[s.clause_at(t.start).start : t.start])}
+    if high or low:
+        return (high.pop() if len(high) == 1 else None, low.pop() if len(low) == 1 else None)
+    if len(values) == 2 and values[0].ranged and values[1].ranged:
+        return max(values[0].value, values[1].value), min(values[0].value, values[1].value)
+    exact = [t.value for t in values if t.exact]
+    return (exact[0], exact[1]) if len(exact) == 2 else None
+
 
 class CompareCityTemp(AnswerTask):
     """A tie is a pattern in text mode (agents say 一样/相同/差不多); the form needs an option."""
@@ -96,6 +136,30 @@ class CompareCityTemp(AnswerTask):
         answer = self.get_answer(obs)
         return [self.TIE if isinstance(answer, re.Pattern) else answer]
 
+    def text_check(self, name: str, field: Field | None, value: Any, obs: Observation) -> Check:
+        """The answer must say which city is hotter (北京比广州更热 names both but claims one)."""
+        w = _w(obs)
+        # A city by its name or its id (广州 or Guangzhou): agents answer in either language.
+        a = (w.city(self.p.city1)["name"], self.p.city1.capitalize())
+        b = (w.city(self.p.city2)["name"], self.p.city2.capitalize())
+        want = TIE if isinstance(value, re.Pattern) else value
+        said = more_of(obs.said or "", a, b, _stated_temp) if obs.answer else None
+        ok = said == want
+        reason = "" if ok else ("no answer" if not obs.answer else
+                                f"the answer says {said or 'nothing definite'}, expected {want}")
+        return Check(name=name, passed=ok, expected=want, actual=obs.answer, reason=reason)
+
+
+def _stated_temp(s: Scan, city_name: str) -> float | None:
+    """The temperature the answer gives for a city: the first degree value after its name, in
+    the same clause (北京20度，广州28度)."""
+    for start, _ in phrase_hits(city_name, s):
+        clause = s.clause_at(start)
+        for t in s.of("number", exact=True):
+            if start < t.start < clause.end and t.unit in TEMPERATURE_UNITS:
+                return t.value
+    return None
+
 
 class RainyDays(AnswerTask):
     app = "weather"
@@ -110,12 +174,25 @@ class RainyDays(AnswerTask):
     def get_expected_response(self, obs: Observation) -> list[Any]:
         return [self.get_answer(obs)]  # one repeatable field holding the whole list
 
+    def text_check(self, name: str, field: Field | None, value: Any, obs: Observation) -> Check:
+        """The days the answer says it rains on are the rainy days: none missing, none extra
+        (naming all seven days fails), days said to be dry do not count."""
+        now = now_date(obs.os)
+        want = {d for v in value if (d := expected_date(v, now)) is not None}
+        said = rain_days(obs.said or "", obs.os) if obs.answer else set()
+        ok = bool(obs.answer) and said == want
+        extra, missing = sorted(said - want), sorted(want - said)
+        reason = "" if ok else ("no answer" if not obs.answer else
+                                f"missing {', '.join(map(str, missing)) or 'none'}; extra {', '.join(map(str, extra)) or 'none'}")
+        return Check(name=name, passed=ok, expected=value, actual=obs.answer, reason=reason)
+
 
 class ForecastHighs(AnswerTask):
     app = "weather"
     templates = ("按顺序告诉我{city}今天、明天、后天的最高气温",)
     parameters = {"city": city("guangzhou")}
     answer_fields = [{"type": "number", "label": "最高气温（°C）", "repeatable": True, "compare": "sequence"}]
+    unit = "°C"
 
     def get_answer(self, obs: Observation) -> list[int]:
         return [d["high"] for d in _w(obs).forecast(self.p.city)[:3]]
@@ -155,6 +232,17 @@ class IsRainyTomorrow(AnswerTask):
     def get_answer(self, obs: Observation) -> str:
         return self.YES if "雨" in _w(obs).day(self.p.city, 1)["condition"] else self.NO
 
+    def text_check(self, name: str, field: Field | None, value: Any, obs: Observation) -> Check:
+        """Judged on what the answer says about tomorrow: "明天不会下雨，后天会下雨" is a no,
+        "要带伞，明天有中雨" a yes."""
+        tomorrow = dt.date.fromisoformat(_w(obs).day(self.p.city, 1)["date"])
+        said = rain_on(obs.said or "", tomorrow, obs.os) if obs.answer else None
+        want = value == self.YES
+        ok = said is want
+        shown = {True: self.YES, False: self.NO, None: "nothing definite"}[said]
+        reason = "" if ok else ("no answer" if not obs.answer else f"the answer says {shown} about tomorrow")
+        return Check(name=name, passed=ok, expected=value, actual=obs.answer, reason=reason)
+
 
 class CheckWind(AnswerTask):
     """Path B: its own check_goals reads "东风, 3" (the joined sheet) and "东风3级" alike."""
@@ -174,9 +262,10 @@ class CheckWind(AnswerTask):
     def check_goals(self, obs: Observation) -> list[Check]:
         want = self.get_answer(obs)
         text = obs.answer
-        # 南风 is inside 东南风, which is another direction: the hit must not follow a compass word.
-        ok_dir = match_value(re.compile(r"(?<![东西南北])" + re.escape(want["dir"])), text)
-        ok_scale = match_value(want["scale"], text)
+        # Whole values, asserted: 南风 is not in 东南风, 一周 supplies no 1, 不是东风 is not 东风;
+        # and said of the asked city (obs.said).
+        ok_dir = match_value(want["dir"], obs.said)
+        ok_scale = match_value(want["scale"], obs.said)
         return [
             Check(name="answer.dir", passed=ok_dir, expected=want["dir"], actual=text,
                   reason="" if ok_dir else f"wind direction {want['dir']} not stated"),
@@ -211,6 +300,14 @@ class AddCity(Task):
     parameters = {"city": city("chengdu")}
     expected_changes = ("apps.weather.saved",)
 
+    def covered_changes(self, obs: Observation, rules: tuple[str, ...]) -> tuple[str, ...]:
+        """The saved list may gain this city and nothing else: another city added or one
+        removed is a side effect."""
+        before, after = _w(obs).saved, _w(obs, final=True).saved
+        if [c for c in after if c != self.p.city] == before and after.count(self.p.city) == 1:
+            return rules
+        return ()
+
     def check_goals(self, obs: Observation) -> list[Check]:
         before, after = _w(obs).saved, _w(obs, final=True).saved
         added = self.p.city in after
@@ -240,7 +337,7 @@ class SwitchUnitAndReport(Task):
         unit = _w(obs, final=True).settings.get("temp_unit")
         want = self.fahrenheit(obs)
         # The app rounds °F to whole degrees; either rounding of x.5 is what the screen may show.
-        ok = bool(obs.answer) and has_close_number(obs.answer or "", want, tol=0.5)
+        ok = bool(obs.answer) and has_close_number(obs.said or "", want, tol=0.5, unit="°F")
         return [
             Check(name="apps.weather.settings.temp_unit", passed=unit == "fahrenheit", expected="fahrenheit",
                   actual=unit, reason="" if unit == "fahrenheit" else f"unit is {unit!r} at the end"),

@@ -51,10 +51,13 @@ class SelfEvoTask:
 
 
 def attempt_of(state: RunState) -> Attempt:
+    metrics = state.metrics if isinstance(state.metrics, dict) else {}
+    extra = {"declared_tools": metrics["created_tools"]} if "created_tools" in metrics else {}
     return Attempt(
         steps=tuple((s.action, s.args or {}) for s in state.steps),
         answer=state.answer or "",
         run_id=state.run_id,
+        **extra,
     )
 
 
@@ -139,6 +142,7 @@ class SelfEvoSuite(Suite):
         results = self.layer_results(task, state)
         summary = layers.aggregate(results)
         overall = summary["overall"]
+        warnings = attempt_of(state).warnings()
         details = {
             "round": 1,
             "task": spec["id"],
@@ -149,6 +153,9 @@ class SelfEvoSuite(Suite):
             "used_layers": summary["used_layers"],
             "second_attempt": results["L4"].get("second_attempt"),
         }
+        if warnings:
+            # An inconsistent trajectory is scored as the harness scores it, and said so.
+            details["warnings"] = warnings
         not_applicable = [f"{k} n/a: {results[k]['detail']}" for k in LAYERS if results[k]["score"] is None]
         if overall is None:
             return Verdict.na("no layer has a score; " + "; ".join(not_applicable), details=details)

@@ -29,13 +29,18 @@ DISCOVERY_ACTIONS = ("search", "select_library", "create_tool")
 ARG_ACTIONS = ("search", "select_library", "create_tool", "retrieve_tool")
 
 
+_NOT_GIVEN = object()
+
+
 @dataclass(frozen=True)
 class Attempt:
-    """One attempt at a task as the layers see it: its steps (action, args) and its answer."""
+    """One attempt at a task as the layers see it: its steps (action, args), its answer and,
+    when the trajectory's ``created_tools`` said something else than its steps, that list."""
 
     steps: tuple[tuple[str, Mapping[str, Any]], ...] = ()
     answer: str = ""
     run_id: str | None = None
+    declared_tools: Any = _NOT_GIVEN
 
     def actions(self) -> list[str]:
         return [a for a, _ in self.steps]
@@ -43,12 +48,64 @@ class Attempt:
     def args_of(self, action: str) -> list[Mapping[str, Any]]:
         return [args for a, args in self.steps if a == action]
 
-    def created_tools(self) -> list[dict[str, Any]]:
-        """Tools created in this attempt, from its create_tool steps (name and code)."""
+    def step_tools(self) -> list[dict[str, Any]]:
+        """Tools created by this attempt's create_tool steps (name and code)."""
         return [
             {"name": args.get("name"), "code": args.get("code")}
             for args in self.args_of("create_tool")
         ]
+
+    def created_tools(self) -> list[dict[str, Any]]:
+        """The tools the harness's L3 reads: ``created_tools`` as the trajectory lists them (the
+        steps' tools when the list agreed with them). A listed entry the harness cannot read as
+        a {name, code} object is given without code, so L3 says it cannot judge it."""
+        if self.declared_tools is _NOT_GIVEN:
+            return self.step_tools()
+        declared = self.declared_tools
+        if not declared:
+            return []  # the harness: `if not created` -> L3 does not apply
+        if not isinstance(declared, list):
+            return [{"name": None, "code": None}]
+        return [
+            {"name": t.get("name"), "code": t.get("code")} if isinstance(t, dict) else {"name": None, "code": None}
+            for t in declared
+        ]
+
+    def warnings(self) -> list[str]:
+        """How ``created_tools`` disagrees with the steps (empty when it does not)."""
+        return [] if self.declared_tools is _NOT_GIVEN else tool_warnings(self.declared_tools, self.step_tools())
+
+
+def tool_warnings(declared: Any, steps: list[dict[str, Any]]) -> list[str]:
+    """One line per way the trajectory's ``created_tools`` disagrees with its create_tool steps.
+    The harness reads the list and never compares it with the steps; the verdict says so."""
+    if declared is None or (isinstance(declared, list) and not declared and steps):
+        names = ", ".join(repr(t.get("name")) for t in steps)
+        what = "missing" if declared is None else "empty"
+        return [f"created_tools is {what} but create_tool steps create {names}: L3 follows created_tools, "
+                "as the harness does, and does not apply"]
+    if not isinstance(declared, list) or not all(isinstance(t, dict) for t in declared):
+        return [f"created_tools is not a list of {{name, code}} objects ({type(declared).__name__}): "
+                "the harness reads its first entry for L3"]
+    out = []
+    listed = [(t.get("name"), t.get("code")) for t in declared]
+    stepped = [(t.get("name"), t.get("code")) for t in steps]
+    listed_names = [n for n, _ in listed]
+    stepped_names = [n for n, _ in stepped]
+    for name in listed_names:
+        if name not in stepped_names:
+            out.append(f"created_tools lists {name!r} without a create_tool step: L3 judges the list, as the harness does")
+    for name in stepped_names:
+        if name not in listed_names:
+            out.append(f"a create_tool step creates {name!r}, which created_tools does not list")
+    for name, code in listed:
+        same = [c for n, c in stepped if n == name]
+        if same and code not in same:
+            out.append(f"created_tools gives other code for {name!r} than its create_tool step: L3 judges the listed code")
+    if not out and listed != stepped:
+        out.append("created_tools lists the created tools in another order than the create_tool steps: "
+                   "L3 judges the first listed, as the harness does")
+    return out
 
 
 # -- L1 -----------------------------------------------------------------------------------------

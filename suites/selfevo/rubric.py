@@ -45,10 +45,25 @@ class LLMRequest:
     label: str = ""
 
 
+_BACKTICKS = re.compile(r"`+")
+_PLAIN_NAME = re.compile(r"[\w.\-]+")
+
+
+def fence_for(code: str) -> str:
+    """A Markdown fence the code cannot close: longer than any run of backticks in it (three
+    when it has none, so the prompt, and its key, stay as they were for ordinary code)."""
+    longest = max((len(m) for m in _BACKTICKS.findall(code)), default=0)
+    return "`" * max(3, longest + 1)
+
+
 def messages(goal: str, tool_name: str, code: str) -> tuple[dict[str, str], ...]:
+    fence = fence_for(code)
+    # A name with backticks or line breaks could end its quoting and speak to the judge: such
+    # a name is shown as a JSON string instead.
+    name = tool_name if _PLAIN_NAME.fullmatch(tool_name) else json.dumps(tool_name, ensure_ascii=False)
     user = (
         f"Task goal: {goal}\n\n"
-        f"The agent created the tool `{tool_name}`:\n```python\n{code}\n```"
+        f"The agent created the tool `{name}`:\n{fence}python\n{code}\n{fence}"
     )
     return ({"role": "system", "content": SYSTEM}, {"role": "user", "content": user})
 
@@ -74,18 +89,37 @@ def request_for(goal: str, tool: Mapping[str, Any], label: str = "") -> LLMReque
     )
 
 
+# One fence around the whole reply, at most: ```json, then the object, then ```.
+_FENCED = re.compile(r"\A\s*```(?:json)?[ \t]*\r?\n(?P<body>.*)\r?\n[ \t]*```\s*\Z", re.S | re.I)
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in obj:
+            raise ValueError(f"key {key!r} given twice")
+        obj[key] = value
+    return obj
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
 def _json_object(text: str) -> dict[str, Any] | None:
+    """The reply as one JSON object, or None.
+
+    Strict on purpose: the whole reply is the object (one surrounding ```json fence allowed).
+    Searching prose for the outermost {...} let a reply that quotes a rubric injected into the
+    tool's code, then scores 0 in words, be read as the quoted marks. A key given twice (the
+    later would win silently), NaN and Infinity are refused too.
+    """
+    m = _FENCED.match(text)
+    body = m.group("body") if m else text
     try:
-        value = json.loads(text)
-    except ValueError:
-        # Models wrap JSON in prose or code fences: take the outermost {...}.
-        m = re.search(r"\{.*\}", text, re.DOTALL)
-        if m is None:
-            return None
-        try:
-            value = json.loads(m.group(0))
-        except ValueError:
-            return None
+        value = json.loads(body, object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
+    except (ValueError, RecursionError):
+        return None
     return value if isinstance(value, dict) else None
 
 
@@ -113,7 +147,7 @@ def parse_rubric(raw: str) -> tuple[dict[str, Any] | None, str]:
     """
     obj = _json_object(raw)
     if obj is None:
-        return None, "the judge's answer is not a JSON object"
+        return None, "the judge's answer is not one JSON object (and nothing else)"
     marks = {}
     for dim in DIMENSIONS:
         mark = _mark(obj.get(dim))

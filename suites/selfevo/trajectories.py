@@ -11,9 +11,25 @@ One trajectory (one JSON object) becomes one run of suite ``selfevo``:
   other keys (a ``create_tool`` step carries ``name`` and ``code``);
 - ``final_answer``: an ``answer_given``; then ``run_finished`` (succeeded).
 
-``created_tools`` is not stored separately: it must be what the ``create_tool`` steps say, in
-order (a step without ``code`` gets it from ``created_tools``), so the judge recovers it from
-the events. A trajectory where the two disagree is refused rather than guessed at.
+``created_tools`` is what the harness reads for L3 (it judges the first listed tool), on its own,
+whatever the steps say. A ``create_tool`` step without ``code`` gets it from the tool of the
+same name at the same place in ``created_tools``. When the list then says what the steps say
+(the usual case), it is not stored separately: the judge recovers it from the steps. When it
+says something else (a tool listed without its ``create_tool`` step, a step whose tool is not
+listed, other code, no list at all), the trajectory is imported all the same, because the
+harness scores it: the list as written goes into ``run_finished.metrics["created_tools"]``, the
+judge scores L3 from it exactly as the harness does, and the verdict's details carry a warning
+naming the inconsistency (``layers.tool_warnings``). Nothing is refused for it.
+
+Imports made before this reading took a missing or null ``created_tools`` to be what the steps
+say and stored no metrics. Such a trajectory with ``create_tool`` steps is now stored with
+``metrics["created_tools"]``, so importing it again into a store that holds the old import is
+a conflict (see :func:`imported_otherwise_before`; the import explains it).
+
+Other keys the harness does not need are as lenient: a missing, null or empty ``profile`` is
+the default profile; a ``goal`` that is not text and a falsy ``final_answer`` that is not text
+(the harness reads both as nothing) are kept in ``extra`` only. A ``final_answer`` that is
+truthy but not text is refused: the harness cannot score it (its criteria need text).
 Top-level keys outside the schema are kept in ``run_started.extra["selfevo"]``.
 """
 
@@ -35,6 +51,10 @@ KNOWN_KEYS = ("task_id", "goal", "profile", "is_variant", "steps", "created_tool
 DEFAULT_PROFILE = "default"
 
 
+# created_tools says what the create_tool steps say: nothing to store.
+SAME = object()
+
+
 @dataclass(frozen=True)
 class Trajectory:
     """One attempt in the seed's schema, checked."""
@@ -46,6 +66,10 @@ class Trajectory:
     goal: str | None = None
     final_answer: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    #: ``created_tools`` as written, when it differs from what the steps say (else SAME).
+    declared_tools: Any = SAME
+    #: The line has a ``created_tools`` that is not null.
+    tools_listed: bool = True
 
     @property
     def round(self) -> int:
@@ -63,18 +87,23 @@ def parse_trajectory(obj: Any, where: str) -> Trajectory:
     task_id = obj.get("task_id")
     if not isinstance(task_id, str) or not task_id:
         raise _fail(where, f"$.task_id: expected a non-empty string, got {task_id!r}")
-    profile = obj.get("profile", DEFAULT_PROFILE)
-    if not isinstance(profile, str) or not profile:
-        raise _fail(where, f"$.profile: expected a non-empty string, got {profile!r}")
+    profile = obj.get("profile")
+    if profile is None or profile == "":
+        profile = DEFAULT_PROFILE  # the harness only echoes the profile
+    elif not isinstance(profile, str):
+        profile = json.dumps(profile, ensure_ascii=False, sort_keys=True)
     is_variant = obj.get("is_variant", False)
     if not isinstance(is_variant, bool):
         raise _fail(where, f"$.is_variant: expected true or false, got {is_variant!r}")
     goal = obj.get("goal")
-    if goal is not None and not isinstance(goal, str):
-        raise _fail(where, f"$.goal: expected a string, got {type(goal).__name__}")
+    if not isinstance(goal, str):
+        goal = None  # the harness reads the task's goal, never the trajectory's
     answer = obj.get("final_answer")
-    if answer is not None and not isinstance(answer, str):
-        raise _fail(where, f"$.final_answer: expected a string, got {type(answer).__name__}")
+    if not isinstance(answer, str):
+        if answer:
+            raise _fail(where, f"$.final_answer: expected a string, got {type(answer).__name__} "
+                               "(the harness cannot score it)")
+        answer = None  # the harness reads a missing or falsy answer as ""
     if "steps" not in obj:
         raise _fail(where, "$.steps: missing (a list of steps, possibly empty)")
     raw_steps = obj["steps"]
@@ -88,8 +117,12 @@ def parse_trajectory(obj: Any, where: str) -> Trajectory:
         if not isinstance(action, str) or not action:
             raise _fail(where, f"$.steps[{i}].action: expected a non-empty string, got {action!r}")
         steps.append((action, {k: v for k, v in step.items() if k != "action"}))
-    steps = _reconcile_tools(obj.get("created_tools"), steps, where)
+    # The harness reads obj.get("created_tools", []): a missing key is an empty list.
+    steps, declared = _reconcile_tools(obj.get("created_tools", []), steps)
     extra = {k: v for k, v in obj.items() if k not in KNOWN_KEYS}
+    for key, value in (("profile", obj.get("profile")), ("goal", obj.get("goal")), ("final_answer", obj.get("final_answer"))):
+        if key in obj and value is not None and not isinstance(value, str):
+            extra[key] = value  # kept as written; the run carries the reading above
     return Trajectory(
         task_id=task_id,
         profile=profile,
@@ -98,46 +131,53 @@ def parse_trajectory(obj: Any, where: str) -> Trajectory:
         goal=goal,
         final_answer=answer,
         extra=extra,
+        declared_tools=declared,
+        tools_listed=obj.get("created_tools") is not None,
     )
 
 
+def imported_otherwise_before(traj: Trajectory) -> bool:
+    """Would an import made before ``created_tools`` was read as the harness reads it have
+    stored this trajectory differently? Those imports took a missing or null list to be what the
+    ``create_tool`` steps say and stored no ``run_finished.metrics``; the harness reads it as an
+    empty list, so a trajectory with ``create_tool`` steps and no list now carries
+    ``metrics["created_tools"]``, and importing it again into a store that holds the old import
+    is refused as a conflict (stored events are never rewritten)."""
+    return not traj.tools_listed and traj.declared_tools is not SAME
+
+
 def _reconcile_tools(
-    created: Any, steps: list[tuple[str, dict[str, Any]]], where: str
-) -> list[tuple[str, dict[str, Any]]]:
-    """Make the create_tool steps carry exactly ``created_tools`` (name and code, in order)."""
-    if created is None:
-        return steps
-    if not isinstance(created, list):
-        raise _fail(where, f"$.created_tools: expected a list, got {type(created).__name__}")
-    tools = []
-    for i, tool in enumerate(created):
-        if not isinstance(tool, dict) or not isinstance(tool.get("name"), str) or not isinstance(tool.get("code"), str):
-            raise _fail(where, f"$.created_tools[{i}]: expected an object with string name and code")
-        tools.append(tool)
-    creating = [i for i, (action, _) in enumerate(steps) if action == "create_tool"]
-    if len(creating) != len(tools):
-        raise _fail(
-            where,
-            f"$.created_tools: {len(tools)} tools listed but {len(creating)} create_tool steps; "
-            "each created tool needs its create_tool step (name and code), in the same order",
-        )
+    created: Any, steps: list[tuple[str, dict[str, Any]]]
+) -> tuple[list[tuple[str, dict[str, Any]]], Any]:
+    """The steps (a create_tool step without code takes it from the same tool in
+    ``created_tools``) and ``created_tools`` as written when it says something else than the
+    steps (SAME when it does not)."""
     out = list(steps)
-    for n, (i, tool) in enumerate(zip(creating, tools)):
-        args = dict(out[i][1])
-        if args.get("name") != tool["name"]:
-            raise _fail(
-                where,
-                f"$.steps[{i}].name: create_tool step names {args.get('name')!r} but "
-                f"created_tools[{n}] is {tool['name']!r}",
-            )
-        if "code" not in args or args["code"] is None:
-            args["code"] = tool["code"]  # the step left the code to created_tools
-        elif args["code"] != tool["code"]:
-            raise _fail(
-                where, f"$.steps[{i}].code: differs from the code of created_tools[{n}] ({tool['name']!r})"
-            )
-        out[i] = ("create_tool", args)
-    return out
+    creating = [i for i, (action, _) in enumerate(out) if action == "create_tool"]
+    if isinstance(created, list):
+        for i, tool in zip(creating, created):
+            args = dict(out[i][1])
+            if (
+                isinstance(tool, dict)
+                and tool.get("name") == args.get("name")
+                and isinstance(tool.get("code"), str)
+                and args.get("code") is None
+            ):
+                args["code"] = tool["code"]  # the step left the code to created_tools
+                out[i] = ("create_tool", args)
+    if tool_pairs(created) == tool_pairs(created_tools(out)):
+        return out, SAME
+    return out, created
+
+
+def tool_pairs(tools: Any) -> list[tuple[Any, Any]] | None:
+    """(name, code) of each listed tool, the part of ``created_tools`` the harness reads; None
+    for something that is not a list of objects (a missing or null list is an empty one)."""
+    if tools is None:
+        return []
+    if not isinstance(tools, list) or not all(isinstance(t, dict) for t in tools):
+        return None
+    return [(t.get("name"), t.get("code")) for t in tools]
 
 
 def created_tools(steps: Any) -> list[dict[str, Any]]:
@@ -200,7 +240,11 @@ def to_events(traj: Trajectory, batch: str, start: _dt.datetime, model: str | No
     bodies += [(ev.StepTaken, {"action": action, "args": args or None}) for action, args in traj.steps]
     if traj.final_answer is not None:
         bodies.append((ev.AnswerGiven, {"text": traj.final_answer}))
-    bodies.append((ev.RunFinished, {"outcome": "succeeded"}))
+    finish: dict[str, Any] = {"outcome": "succeeded"}
+    if traj.declared_tools is not SAME:
+        # What the harness reads for L3 when it differs from the steps (see the module doc).
+        finish["metrics"] = {"created_tools": traj.declared_tools}
+    bodies.append((ev.RunFinished, finish))
     return [
         kind(run_id=rid, seq=seq, ts=start + _dt.timedelta(milliseconds=seq), **body)
         for seq, (kind, body) in enumerate(bodies)

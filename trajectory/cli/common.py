@@ -15,6 +15,8 @@ import typer
 from trajectory.errors import TrajError
 from trajectory.query import json_default
 from trajectory.store import Store, default_store_path
+from trajectory.diskfault import disk_fault
+from trajectory.termsafe import json_safe
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -53,12 +55,18 @@ def handle_errors(fn: F) -> F:
             except OSError:
                 pass
             raise typer.Exit(0) from None
+        except BaseException as exc:  # noqa: BLE001 - only disk faults are turned into a line
+            line = disk_fault(exc, kwargs.get("store") or default_store_path())
+            if line is None:
+                raise
+            typer.echo(f"error: {line}", err=True)
+            raise typer.Exit(1) from None
 
     return wrapper  # type: ignore[return-value]
 
 
 def echo_json(value: Any) -> None:
-    typer.echo(json.dumps(value, ensure_ascii=False, default=json_default, indent=None))
+    typer.echo(json_safe(json.dumps(value, ensure_ascii=False, default=json_default, indent=None)))
 
 
 def command_line() -> str:

@@ -16,6 +16,8 @@ import_app = typer.Typer(help="Import runs recorded by other harnesses.", no_arg
 IMPORTERS: list[str] = [
     "trajectory.cli.import_selfevo",
     "trajectory.cli.import_mobilegym",
+    "trajectory.cli.import_inspect",
+    "trajectory.cli.import_otel",
 ]
 
 

@@ -5,10 +5,18 @@ The mapping is in ``suites/selfevo/trajectories.py``; this module reads the file
 lines as ``FILE:LINE: $.path: problem``, and ingests the whole file in one all-or-nothing batch.
 Run ids and pair ids are derived from batch, task id and profile, so importing the same file
 again adds nothing.
+
+One exception: a line with ``create_tool`` steps and no ``created_tools`` (missing or null) that
+was imported before ``created_tools`` was read as the harness reads it (an empty list). It is now
+stored with ``run_finished.metrics["created_tools"]``, which the old import lacks, so importing it
+again into that store is refused as a conflict: stored events are never rewritten. The refusal
+names those lines and what to do: import the file under another ``--batch`` (or into a new
+store) to have them judged as the harness judges them, or leave them out to keep the stored runs.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 import json
 import re
@@ -16,12 +24,13 @@ import sys
 from pathlib import Path
 from typing import Annotated
 
+import msgspec
 import typer
 
-from suites.selfevo.trajectories import Trajectory, parse_trajectory, to_events
-from trajectory.errors import SchemaError
-from trajectory.events import Event
-from trajectory.ingest import IngestReport, ingest_events, parsed_from_events
+from suites.selfevo.trajectories import Trajectory, imported_otherwise_before, parse_trajectory, to_events
+from trajectory.errors import ConflictError, SchemaError
+from trajectory.events import Event, RunFinished
+from trajectory.ingest import IngestReport, ingest_events, parsed_from_events, stored_event
 from trajectory.store import Store
 
 from .common import JsonOpt, StoreOpt, echo_json, handle_errors, open_store
@@ -74,15 +83,6 @@ def parse_lines(data: bytes, source: str) -> list[tuple[int, Trajectory]]:
     return out
 
 
-def events_of(
-    trajectories: list[tuple[int, Trajectory]], batch: str, start: _dt.datetime, model: str | None
-) -> list[Event]:
-    out: list[Event] = []
-    for _, traj in trajectories:
-        out += to_events(traj, batch, start, model)
-    return out
-
-
 def import_selfevo(
     store: Store,
     data: bytes,
@@ -94,8 +94,49 @@ def import_selfevo(
 ) -> IngestReport:
     """Import one file's trajectories; all of them or none."""
     trajectories = parse_lines(data, source)
-    events = events_of(trajectories, batch, start, model)
-    return ingest_events(store, parsed_from_events(events, source), source)
+    events: list[Event] = []
+    lines: list[int] = []
+    for line, traj in trajectories:
+        run = to_events(traj, batch, start, model)
+        events += run
+        lines += [line] * len(run)
+    # A refusal names the file's line of the trajectory, not the event's place in the batch.
+    parsed = [dataclasses.replace(p, line=n) for p, n in zip(parsed_from_events(events, source), lines)]
+    try:
+        return ingest_events(store, parsed, source)
+    except ConflictError as exc:
+        raise _explained(exc, store, trajectories, source, batch, start, model) from None
+
+
+def _explained(
+    exc: ConflictError,
+    store: Store,
+    trajectories: list[tuple[int, Trajectory]],
+    source: str,
+    batch: str,
+    start: _dt.datetime,
+    model: str | None,
+) -> ConflictError:
+    """The conflict, with what happened when lines conflict only because an older import stored
+    them without ``metrics["created_tools"]`` (see the module docstring)."""
+    old = []
+    for line, traj in trajectories:
+        if not imported_otherwise_before(traj):
+            continue
+        finish = to_events(traj, batch, start, model)[-1]
+        assert isinstance(finish, RunFinished)
+        if stored_event(store, finish.run_id, finish.seq) == msgspec.structs.replace(finish, metrics=None):
+            old.append(str(line))
+    if not old:
+        return exc
+    lines = ", ".join(old[:10]) + (f" and {len(old) - 10} more" if len(old) > 10 else "")
+    return ConflictError(
+        f"{exc}\n{source}: line{'s' if len(old) > 1 else ''} {lines}: create_tool steps with no "
+        "created_tools, stored by an older import that read the steps as the created tools; the harness "
+        "reads no created_tools as an empty list, so run_finished now carries metrics.created_tools. "
+        "Stored events are never rewritten: import the file under another --batch (or into a new "
+        "store) to judge these as the harness does, or leave these lines out to keep the stored runs."
+    )
 
 
 def _parse_at(text: str | None) -> _dt.datetime:

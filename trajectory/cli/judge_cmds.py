@@ -16,6 +16,7 @@ from trajectory.judging import (
     render_diff,
 )
 from trajectory.query import format_table
+from trajectory.termsafe import term_safe
 
 from .common import JsonOpt, StoreOpt, command_line, echo_json, handle_errors, open_store
 
@@ -53,6 +54,17 @@ def judge(
         str | None, typer.Option(help="API key (else $TRAJ_LLM_API_KEY, $OPENAI_API_KEY).", show_default=False)
     ] = None,
     llm_model: Annotated[str | None, typer.Option(help="Judge model (else $TRAJ_LLM_MODEL).")] = None,
+    llm_deadline: Annotated[
+        float | None, typer.Option(help="Seconds one prompt may take, all tries included [default: 180].")
+    ] = None,
+    llm_pass_deadline: Annotated[
+        float | None, typer.Option(help="Seconds all prompts of this pass may take [default: 1800].")
+    ] = None,
+    llm_max_reply: Annotated[int | None, typer.Option(help="Largest reply accepted, in bytes [default: 1048576].")] = None,
+    llm_retries: Annotated[int | None, typer.Option(help="Retries per prompt [default: 3].")] = None,
+    llm_retry_budget: Annotated[
+        int | None, typer.Option(help="Retries all prompts of this pass may spend [default: 20].")
+    ] = None,
     workers: Annotated[int, typer.Option(help="Judge on this many processes (same verdicts either way).")] = 1,
     timeout: Annotated[
         float, typer.Option(help="Per-run time budget in seconds; a judge past it gives an error verdict (0: none).")
@@ -68,14 +80,22 @@ def judge(
     """
     s = open_store(store)
     resolver = SuiteResolver(s)
-    if llm or llm_base_url or llm_key or llm_model:
+    limits = {
+        "deadline": llm_deadline,
+        "pass_deadline": llm_pass_deadline,
+        "max_reply_bytes": llm_max_reply,
+        "retries": llm_retries,
+        "retry_budget": llm_retry_budget,
+    }
+    limits = {k: v for k, v in limits.items() if v is not None}
+    if llm or llm_base_url or llm_key or llm_model or limits:
         from trajectory.llm import LLMError, ask_and_record, resolve_config
 
         if not llm:
-            raise LLMError("--llm-base-url, --llm-key and --llm-model go with --llm")
+            raise LLMError("--llm-base-url, --llm-key, --llm-model and the other --llm-* options go with --llm")
         if dry_run:
             raise LLMError("--llm records the model's answers; it cannot be combined with --dry-run")
-        config = resolve_config(llm_base_url, llm_key, llm_model)
+        config = resolve_config(llm_base_url, llm_key, llm_model, **limits)
         report = ask_and_record(s, resolver, config, suite=suite, run_ids=run, where=where, batch=batch)
         typer.echo(report.line(), err=json_)
     result = judge_runs(
@@ -100,7 +120,7 @@ def judge(
         return
     typer.echo(result.summary())
     if dry_run:
-        typer.echo(render_diff(dry_run_diff(s, result)))
+        typer.echo(term_safe(render_diff(dry_run_diff(s, result))))
 
 
 @handle_errors
@@ -116,7 +136,7 @@ def diff(
     if json_:
         echo_json(d.to_json())
     else:
-        typer.echo(render_diff(d))
+        typer.echo(term_safe(render_diff(d)))
 
 
 @handle_errors

@@ -23,6 +23,7 @@ COMMAND_MODULES = [
     "trajectory.cli.demo",
     "trajectory.cli.override_cmds",
     "trajectory.cli.report_cmds",
+    "trajectory.cli.view_cmd",
 ]
 
 for _name in COMMAND_MODULES:

@@ -30,6 +30,43 @@ class OverrideRefused(TrajError, ValueError):
     """The override is not backed by the run's record, or is malformed."""
 
 
+MIN_SPAN = 4  # characters of a quoted span of one text: fewer match almost any screen
+MIN_VALUE = 2  # characters of a whole value (a sheet field, one item of a list)
+
+
+def _values(value: Any) -> list[str]:
+    """A sheet value as the whole values a person can quote: a list gives its items, never its
+    repr (whose brackets, quotes and commas would let fragments like "', '" match)."""
+    if value is None:
+        return []
+    if isinstance(value, list):
+        return [t for item in value for t in _values(item)]
+    if isinstance(value, dict):
+        return [t for item in value.values() for t in _values(item)]
+    return [value if isinstance(value, str) else str(value)]
+
+
+def check_evidence(evidence: str, run_id: str, state: Any) -> None:
+    """Refuse evidence that is not a whole value of the run or a long enough span of one of
+    its texts (a screen read, the final answer, a text in the AnswerSheet)."""
+    texts = [s.text for s in state.screens] + ([state.answer] if state.answer is not None else [])
+    values = [v for answer in state.sheet.answers.values() for v in _values(answer)]
+    size = len(evidence.strip())
+    if any(evidence == v for v in values + texts) and size >= MIN_VALUE:
+        return
+    if size >= MIN_SPAN and any(evidence in t for t in texts + values):
+        return
+    if size < MIN_SPAN and any(evidence in t for t in texts + values):
+        raise OverrideRefused(
+            f"refused: the evidence {evidence!r} is too short to show anything: quote at least {MIN_SPAN} "
+            f"characters of one screen read or answer, or a whole value of at least {MIN_VALUE}"
+        )
+    raise OverrideRefused(
+        f"refused: the evidence does not appear verbatim in run {run_id}'s screen reads or final answer "
+        "(quote a span of one text, or one whole value)"
+    )
+
+
 def record_override(
     store: Store,
     run_id: str,
@@ -50,14 +87,7 @@ def record_override(
     state = load_state(store, run_id)
     if not state.finished:
         raise OverrideRefused(f"run {run_id} is open (no run_finished): nothing to re-judge yet")
-    places = [s.text for s in state.screens]
-    if state.answer is not None:
-        places.append(state.answer)
-    places += [str(v) for v in state.sheet.answers.values() if v is not None]
-    if not any(evidence in text for text in places):
-        raise OverrideRefused(
-            f"refused: the evidence does not appear verbatim in run {run_id}'s screen reads or final answer"
-        )
+    check_evidence(evidence, run_id, state)
     current = current_rows(store, [run_id]).get(run_id)
     at = now_utc()
     row = {

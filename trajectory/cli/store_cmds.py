@@ -16,9 +16,11 @@ from trajectory.export import export_events
 from trajectory.ingest import DEFAULT_LIMITS, Limits, ingest_files
 from trajectory.judging import SuiteResolver
 from trajectory.query import format_table
+from trajectory.query_limits import MAX_ROWS, MEMORY, TIMEOUT, QueryLimits, human_size
 from trajectory.recorder import recover
 from trajectory.show import list_runs, run_query, status as store_status, timeline
 from trajectory.store import migrate as migrate_store
+from trajectory.termsafe import term_safe
 
 from .common import JsonOpt, StoreOpt, echo_json, handle_errors, open_store
 
@@ -40,19 +42,28 @@ def ingest(
     workers: Annotated[
         int | None, typer.Option(min=1, help="Processes that validate a file's chunks (default: one per core).")
     ] = None,
+    trust_judgements: Annotated[
+        bool,
+        typer.Option(help="Let the LLM judgement runs in these files count (e.g. exported from a store you trust)."),
+    ] = False,
 ) -> None:
     """Append events; each file is one batch, written entirely or not at all."""
     s = open_store(store)
     limits = Limits(max_line_bytes, max_depth, max_events_per_run)
     total = [0, 0, 0, 0]
     failed = False
-    for name, result in ingest_files(s, files, limits, split_of=SuiteResolver(s).split_of, workers=workers):
+    results = ingest_files(
+        s, files, limits, split_of=SuiteResolver(s).split_of, workers=workers, trust_judgements=trust_judgements
+    )
+    for name, result in results:
         if isinstance(result, Exception):
             typer.echo(f"error: {result}", err=True)
             typer.echo(f"{name}: refused, nothing written", err=True)
             failed = True
             continue
         typer.echo(result.line())
+        if result.trusted is not None:
+            typer.echo(f"{result.source}: {result.trusted} judgement runs newly trusted")
         for i, v in enumerate((result.runs, result.events, result.new, result.present)):
             total[i] += v
     if len(files) > 1:
@@ -96,10 +107,22 @@ def query(
     format: Annotated[str, typer.Option("--format", help="table, csv, json or jsonl.")] = "table",
     split: SplitOpt = "tune",
     version: Annotated[int | None, typer.Option(help="Read the events table as of this version.")] = None,
+    timeout: Annotated[
+        float, typer.Option(help=f"Stop the query after this many seconds (at most {TIMEOUT.high:g}).")
+    ] = TIMEOUT.default,
+    max_rows: Annotated[
+        int, typer.Option(help=f"Refuse a result with more rows (at most {int(MAX_ROWS.high):,}).")
+    ] = int(MAX_ROWS.default),
+    max_memory: Annotated[
+        str, typer.Option(help=f"Memory the query may use, e.g. 512MiB (at most {human_size(MEMORY.high)}).")
+    ] = human_size(MEMORY.default).replace(" ", ""),
     store: StoreOpt = None,
 ) -> None:
-    """Answer SQL over the store, read-only and sandboxed."""
-    typer.echo(format_table(run_query(open_store(store), sql, split=split, version=version), format))
+    """Answer SQL over the store, read-only and sandboxed, within time, row and memory limits."""
+    limits = QueryLimits.checked(timeout, max_rows, max_memory)
+    table = run_query(open_store(store), sql, split=split, version=version, limits=limits)
+    text = format_table(table, format)
+    typer.echo(term_safe(text) if format == "csv" and sys.stdout.isatty() else text)
 
 
 @handle_errors
@@ -127,7 +150,7 @@ def show(
     if json_:
         echo_json(view(state))
         return
-    typer.echo("\n".join(lines))
+    typer.echo(term_safe("\n".join(lines)))  # stored text: control sequences shown, not obeyed
 
 
 @handle_errors
@@ -143,11 +166,21 @@ def recover_(store: StoreOpt = None) -> None:
     results = recover(open_store(store))
     if not results:
         typer.echo("no journals to recover")
+    rejected = 0
     for path, report in results:
         if report is None:
             typer.echo(f"{path.name}: writer still alive, left alone")
+        elif report.rejected is not None:
+            rejected += 1
+            typer.echo(
+                f"{path.name}: not sealed whole: {report.rejected}; {report.new} new events sealed; "
+                f"the journal is kept at {report.kept_at}",
+                err=True,
+            )
         else:
             typer.echo(f"{path.name}: sealed, {report.new} new events, {report.present} already present")
+    if rejected:
+        raise typer.Exit(1)
 
 
 @handle_errors

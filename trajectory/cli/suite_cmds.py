@@ -1,4 +1,4 @@
-"""Suite commands: register a folder of tasks with the store, list suites."""
+"""Suite commands: register a folder of tasks (or Inspect scorers) with the store, list suites."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from trajectory.errors import NotFound
-from trajectory.judging.resolve import add_suite, list_suites
+from trajectory.judging.resolve import add_scorers, add_suite, is_scorer_spec, list_suites
 
 from .common import JsonOpt, StoreOpt, echo_json, handle_errors, open_store
 
@@ -23,10 +23,15 @@ def register(app: typer.Typer) -> None:
 @handle_errors
 def add(
     name: Annotated[str, typer.Argument(help="Suite name runs use in run_started.suite.")],
-    path: Annotated[Path, typer.Argument(help="The suite folder.")],
+    path: Annotated[Path, typer.Argument(
+        help="The suite folder, or Inspect scorers as module:function or path/to/file.py:function.")],
     store: StoreOpt = None,
 ) -> None:
-    """Register a suite folder with the store, so that later judging finds it."""
+    """Register a suite folder (or Inspect scorers) with the store, so that later judging finds it."""
+    if is_scorer_spec(path):
+        scorers = add_scorers(open_store(store), name, str(path))
+        typer.echo(f"registered suite {name} -> Inspect scorers {path} ({', '.join(scorers.scorer_names)})")
+        return
     suite, problems = add_suite(open_store(store), name, path)
     for p in problems:
         typer.echo(f"warning: {p}", err=True)

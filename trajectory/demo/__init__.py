@@ -1,5 +1,5 @@
 """``traj demo``: the whole loop on sample runs — record, judge with a broken rule, judge with
-the bundled suites, show what the fix flipped, query.
+the bundled suites, show what the fix flipped, query; then it points to ``traj view``.
 
 The sample runs are recorded live through the Recorder into a scratch store, then exported and
 ingested into the target store, like a team would move runs between stores. Ingest is
@@ -44,6 +44,7 @@ QUERIES = [
     ),
 ]
 
+VIEW_URL = "http://127.0.0.1:8000/"  # where `traj view` serves by default
 NEXT = ("traj runs", "traj show gui-careful-02 --at 4", "traj diff", "traj judge --dry-run")
 
 
@@ -148,3 +149,5 @@ def run_demo(store: Store, names: Sequence[str] | None = None, out: Out = print)
     out("\nNext, try:")
     for cmd in NEXT:
         out(f"  {cmd} --store {store.loc}")
+    out("\nOr see all of it in a browser (the flips with their evidence, each run at any step):")
+    out(f"  traj view --store {store.loc}    # then open {VIEW_URL}")

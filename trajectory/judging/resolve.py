@@ -1,5 +1,6 @@
-"""Which suite judges a run: a folder registered with the store first, then the bundled
-suites; ``overrides`` (tests, the demo's broken copies) win over both.
+"""Which suite judges a run: a suite registered with the store first (a folder, or Inspect
+scorers named as ``module:function``), then the bundled suites; ``overrides`` (tests, the demo's
+broken copies) win over both.
 
 A judging worker in another process gets :class:`suites.registry.SuiteSpec` values (small,
 picklable) and resolves them itself with :meth:`SuiteResolver.from_specs`.
@@ -17,7 +18,7 @@ import pyarrow as pa
 import suites as suite_pkg
 from judges.contract import Reading
 from replay.batch import ALL, Reads
-from suites.registry import SuiteSpec, spec_of
+from suites.registry import SuiteSpec, registration_spec, spec_of
 
 from ..store import Store, now_utc
 
@@ -51,7 +52,8 @@ class SuiteResolver:
         return resolver
 
     def registered(self) -> dict[str, dict[str, Any]]:
-        """Suite name -> its latest registration ({path, at, by})."""
+        """Suite name -> its latest registration ({path, at, by}; Inspect scorers add scorers
+        and root)."""
         if self._registered is None:
             out: dict[str, dict[str, Any]] = {}
             if self.store is not None and self.store.has_table("meta"):
@@ -81,7 +83,7 @@ class SuiteResolver:
             return spec_of(self.overrides[name], name)
         reg = self.registered().get(name)
         if reg is not None:
-            return SuiteSpec(name, "folder", reg["path"])
+            return registration_spec(name, reg)
         suite = self.builtin().get(name)
         return spec_of(suite, name) if suite is not None else None
 
@@ -106,7 +108,7 @@ class SuiteResolver:
                 if where not in self._loaded:
                     try:
                         self._loaded[where] = spec.load()
-                    except Exception as exc:  # noqa: BLE001 - a broken suite folder errs its runs, not the pass
+                    except Exception as exc:  # noqa: BLE001 - a broken suite errs its runs, not the pass
                         self._loaded[where] = None
                         self.problems[name] = (
                             f"suite {name!r} cannot be loaded from {spec.where}: "
@@ -133,8 +135,11 @@ class SuiteResolver:
             return None
 
 
-def register_suite(store: Store, name: str, path: str | os.PathLike[str], by: str | None = None) -> None:
-    """Register a suite folder under ``name`` (appended to the store's meta log)."""
+def register_suite(
+    store: Store, name: str, path: str | os.PathLike[str], by: str | None = None, *, data: dict[str, Any] | None = None
+) -> None:
+    """Register a suite folder under ``name`` (appended to the store's meta log); ``data``
+    replaces the folder's registration (Inspect scorers: see :func:`add_scorers`)."""
     from ..query import current_user
 
     row = {
@@ -142,18 +147,28 @@ def register_suite(store: Store, name: str, path: str | os.PathLike[str], by: st
         "key": [name],
         "at": [now_utc()],
         "by": [by or current_user()],
-        "data": [json.dumps({"path": str(Path(path).absolute())})],
+        "data": [json.dumps(data if data is not None else {"path": str(Path(path).absolute())})],
     }
     store.append("meta", pa.table(row))
 
 
+def is_scorer_spec(path: str | os.PathLike[str]) -> bool:
+    """Whether ``traj suite add`` was given Inspect scorers (``module:function`` or
+    ``file.py:function``) rather than a folder."""
+    text = str(path)
+    return ":" in text and not Path(text).is_dir()
+
+
 def add_suite(store: Store, name: str, path: str | os.PathLike[str], by: str | None = None) -> tuple[Any, list[str]]:
     """Load a suite folder (refused if its code fails) and register it under ``name``; the
-    suite and the problems it found in its own folder (left-out task files, ...)."""
+    suite and the problems it found in its own folder (left-out task files, ...). Inspect
+    scorers named as ``module:function`` go to :func:`add_scorers`."""
     from judges.contract import Checked
 
     from ..errors import JudgeError, NotFound
 
+    if is_scorer_spec(path):
+        return add_scorers(store, name, str(path), by=by), []
     folder = Path(path)
     if not folder.is_dir():
         raise NotFound(f"{folder}: no such folder")
@@ -165,8 +180,24 @@ def add_suite(store: Store, name: str, path: str | os.PathLike[str], by: str | N
     return suite, list(suite.problems) if isinstance(suite, Checked) else []
 
 
+def add_scorers(store: Store, name: str, spec: str, *, root: str | None = None, by: str | None = None) -> Any:
+    """Load Inspect scorers (``module:function`` or ``file.py:function``; refused if they do not
+    load) and register them as the suite ``name``. Module names and relative files resolve from
+    ``root`` (the current folder by default), also when judging later runs elsewhere."""
+    from ..errors import JudgeError
+
+    data = {"path": spec, "scorers": spec, "root": root or os.getcwd()}
+    try:
+        suite = registration_spec(name, data).load()
+    except Exception as exc:  # noqa: BLE001 - the scorers' own code failed: say so in one line
+        raise JudgeError(f"{spec}: cannot load the scorers: {type(exc).__name__}: {error_line(exc)}") from exc
+    register_suite(store, name, spec, by, data=data)
+    return suite
+
+
 def list_suites(store: Store) -> list[dict[str, Any]]:
-    """Suites known to a store: registered folders first, then the bundled ones."""
+    """Suites known to a store: registered ones first (a folder, or Inspect scorers as
+    ``module:function``), then the bundled ones."""
     resolver = SuiteResolver(store)
     rows = [{"name": n, "source": reg["path"], "registered_at": reg["at"]} for n, reg in resolver.registered().items()]
     for name, suite in resolver.builtin().items():

@@ -19,6 +19,7 @@ from .. import events as ev
 from ..errors import NotFound, QueryError
 from ..query import Views, check_sql, run_filter, sql_str
 from ..store import Store
+from ..trust import trusted_runs
 from .resolve import SuiteResolver
 
 #: The suite of the runs that hold recorded LLM judgements (see recorded_judgements).
@@ -121,34 +122,39 @@ def recorded_judgements(store: Store, views: Views | None = None) -> tuple[Judge
     ``traj judge --llm`` records the answers in a run of its own (suite ``traj.judgements``).
     They are keyed by judge, model and prompt hash, so any run whose prompt is the same gets
     the same recorded answer back: re-judging never asks the model twice for one prompt.
+
+    Only registered judgement runs count (see trajectory/trust.py), oldest registration first,
+    so the latest answer is the last one recorded, whatever ``ts`` its events carry.
     """
-    if not store.has_table("events"):
+    order = trusted_runs(store)
+    if not order or not store.has_table("events"):
         return ()
     own = views is None
     views = views or Views(store, split=None)
     try:
-        where = "kind = 'judgement_recorded' AND suite = ?"
-        # Counted first on the typed columns: most stores have none, and then the column of
-        # whole events is not read at all.
-        [(n,)] = views.con.execute(f"SELECT count(*) FROM events WHERE {where}", [JUDGEMENT_SUITE]).fetchall()
-        if not n:
-            return ()
-        table = views.arrow(f"SELECT data FROM events WHERE {where} ORDER BY ts, run_id, seq", [JUDGEMENT_SUITE])
+        table = views.arrow(
+            "SELECT run_id, seq, data FROM events WHERE kind = 'judgement_recorded' AND suite = ? "
+            "AND list_contains(?, run_id)",
+            [JUDGEMENT_SUITE, list(order)],
+        )
     finally:
         if own:
             views.close()
+    rows = sorted(table.to_pylist(), key=lambda r: (order[r["run_id"]], r["seq"]))
     out = []
-    for data in table.column("data").to_pylist():
-        e = ev.DECODER.decode(data)
+    for row in rows:
+        e = ev.DECODER.decode(row["data"])
         assert isinstance(e, ev.JudgementRecorded)
         out.append(Judgement(seq=e.seq, judge=e.judge, model=e.model, key=e.key, output=e.output))
     return tuple(out)
 
 
 def with_judgements(state: RunState, judgements: tuple[Judgement, ...]) -> RunState:
-    if not judgements:
+    """The state with the store's trusted judgements in place of the run's own: a
+    judgement_recorded event inside a run came from a file, and is kept but not read."""
+    if not judgements and not state.judgements:
         return state
-    return msgspec.structs.replace(state, judgements=state.judgements + judgements)
+    return msgspec.structs.replace(state, judgements=judgements)
 
 
 def batch_states(

@@ -22,7 +22,8 @@ WORLD = {
 }
 
 # (agent, mode, task, city, answer): the careful agent writes Chinese numerals sometimes; the
-# sloppy one reads the wrong number ("25" for 广州's 5 passes a substring rule by accident).
+# sloppy one reads the wrong number ("25" for 广州's 5 passes a substring rule by accident) or
+# hedges (大约是四十 is not the 40 on the screen, under either rule).
 SCRIPT: list[tuple[str, str, str, str, str]] = [
     ("careful", "grounded", "current_temp", "北京", "20"),
     ("careful", "text", "current_temp", "北京", "北京现在二十度"),

@@ -1,0 +1,99 @@
+"""Shared by the `traj view` tests: the demo store (built once per session), a free port, and a
+live `traj view` process on 127.0.0.1 that the tests start and stop."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from trajectory.cli.main import app
+
+# The failing run the tests follow: its AnswerSheet gets field 0 at seq 5 and field 1 at seq 7.
+FAILING_RUN = "gui-sloppy-13"
+# A run whose verdict a person overrode (the evidence is quoted from its screen).
+OVERRIDDEN_RUN = "gui-sloppy-15"
+OVERRIDE_EVIDENCE = "18:45 健身(关)"
+# The flip the demo's fix causes whose evidence is AnswerSheet field 0 at seq 5.
+FLIP_RUN = "gui-careful-02"
+HOLDOUT_RUN = "device-careful-11-weread-book-rating"
+
+_BUILT: dict[str, Path] = {}
+
+
+def demo_store(tmp_path_factory) -> Path:  # noqa: ANN001 - pytest's TempPathFactory
+    """`traj demo` (all suites) plus one human override, built once per test session.
+
+    Tests treat it as read-only; a test that writes (holdout looks, new passes) copies it."""
+    if "demo" not in _BUILT:
+        path = tmp_path_factory.mktemp("view-demo") / "store"
+        runner = CliRunner()
+        result = runner.invoke(app, ["demo", "--store", str(path)])
+        assert result.exit_code == 0, result.output
+        result = runner.invoke(app, ["override", OVERRIDDEN_RUN, "--to", "pass", "--evidence", OVERRIDE_EVIDENCE,
+                                     "--by", "reviewer", "--category", "perception", "--store", str(path)])
+        assert result.exit_code == 0, result.output
+        _BUILT["demo"] = path
+    return _BUILT["demo"]
+
+
+def copy_store(src: Path, dst: Path) -> Path:
+    shutil.copytree(src, dst)
+    return dst
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class LiveView:
+    """`traj view` in a subprocess on 127.0.0.1; ``url`` once it answers; ``stop()`` ends it."""
+
+    def __init__(self, store: Path, *args: str):
+        self.store = store
+        self.port = free_port()
+        exe = shutil.which("traj", path=os.path.dirname(sys.executable))
+        argv = [exe] if exe else [sys.executable, "-m", "trajectory.cli.main"]
+        self.proc = subprocess.Popen(
+            [*argv, "view", "--store", str(store), "--port", str(self.port), *args],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.started_in = self._wait()
+        assert self.proc.stdout is not None
+        self.banner = self.proc.stdout.readline()
+
+    def _wait(self, timeout: float = 30.0) -> float:
+        t0 = time.perf_counter()
+        while time.perf_counter() - t0 < timeout:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"traj view exited {self.proc.returncode}: {self.proc.stderr.read() if self.proc.stderr else ''}")
+            try:
+                with urllib.request.urlopen(self.url + "/api/health", timeout=2) as r:
+                    if r.status == 200:
+                        return time.perf_counter() - t0
+            except OSError:
+                time.sleep(0.05)
+        self.stop()
+        raise RuntimeError("traj view did not answer within 30 s")
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(10)
+        for stream in (self.proc.stdout, self.proc.stderr):
+            if stream is not None:
+                stream.close()

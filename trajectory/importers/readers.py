@@ -1,0 +1,198 @@
+"""Reading the inputs of ``traj import inspect`` and ``traj import otel`` into mapped sources.
+
+Inspect logs are read only through inspect-ai's own reader (``.eval`` entries are compressed
+and the format moves between versions): the header, the list of samples, then the samples in
+chunks that share one read of the zip directory. A log or a sample the reader refuses gives
+``FILE: sample S: message`` for that log. OTLP files are plain JSON and read here.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from ..errors import SchemaError
+from . import inspect_log as il
+from . import otel
+from .writer import CHUNK, MappedRun, RecordedAnswer, Source
+
+INSPECT_EXTENSIONS = (".eval", ".json")
+
+
+class MissingExtra(SchemaError):
+    """inspect-ai is not installed."""
+
+
+def _inspect_log_api() -> Any:
+    try:
+        import inspect_ai.log as api
+    except ImportError:
+        raise MissingExtra("reading Inspect logs needs inspect-ai: pip install 'traj[inspect]'") from None
+    return api
+
+
+def _why(exc: BaseException) -> str:
+    """One line for a reader error; pydantic's errors give their first location and message."""
+    errors = getattr(exc, "errors", None)
+    if callable(errors):
+        try:
+            first = errors()[0]
+            loc = ".".join(str(p) for p in first.get("loc", ()))
+            msg = first.get("msg", "")
+            hint = ""
+            if first.get("type") == "union_tag_invalid":
+                hint = " (written by a newer inspect-ai? upgrade it: pip install -U inspect-ai)"
+            return " ".join(f"{loc}: {msg}{hint}".split())
+        except Exception:  # noqa: BLE001 - fall back to the plain message
+            pass
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return f"{type(exc).__name__}: {text}" if type(exc).__name__ not in text else text
+
+
+def inspect_log_files(paths: Sequence[str | Path]) -> list[str]:
+    """The logs named: files as given, folders searched (with inspect-ai's own listing)."""
+    api = _inspect_log_api()
+    out: list[str] = []
+    for p in paths:
+        path = Path(p)
+        if path.is_dir():
+            found = api.list_eval_logs(str(path), recursive=True)
+            names = sorted(_local(info.name) for info in found)
+            if not names:
+                raise SchemaError(f"{path}: no .eval or .json Inspect logs in this folder")
+            out += names
+        elif path.exists():
+            out.append(str(path))
+        else:
+            raise SchemaError(f"{path}: no such file or folder")
+    return list(dict.fromkeys(out))
+
+
+def _local(name: str) -> str:
+    return name[len("file://"):] if name.startswith("file://") else name
+
+
+def _mapped(sample: Any, info: il.LogInfo) -> list[il.MappedSample]:
+    return [il.map_sample(info, sample), *il.map_retries(info, sample)]
+
+
+def read_inspect_log(path: str) -> Source:
+    """One log as a source: its runs, recorded verdicts and grader answers, or its error."""
+    # Reading and mapping make many small objects and no garbage cycles worth collecting
+    # before the log is done: the cyclic collector would walk the growing heap over and over.
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _read_inspect_log(path)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _read_inspect_log(path: str) -> Source:
+    api = _inspect_log_api()
+    try:
+        header = api.read_eval_log(path, header_only=True)
+        info = il.LogInfo.of(header)
+    except Exception as exc:  # noqa: BLE001 - whatever the reader refuses is this log's error
+        return Source(path, error=f"{path}: cannot read the log: {_why(exc)}")
+    src = Source(path, version=il.judgement_version(info))
+    try:
+        for sample, label in _samples(api, path, header):
+            if isinstance(sample, BaseException):
+                return Source(path, error=f"{path}: {label}: cannot read: {_why(sample)}")
+            try:
+                mapped = _mapped(sample, info)
+            except Exception as exc:  # noqa: BLE001 - a sample the mapping cannot read
+                return Source(path, error=f"{path}: {label}: {_why(exc)}")
+            for m in mapped:
+                src.runs.append(MappedRun(m.run_id, f"sample {m.sample}", m.events, m.verdict))
+                src.answers += [RecordedAnswer(il.JUDGE, j.model, j.key, j.output, j.ts,
+                                               {"scorer": j.scorer, "run": j.run_id} if j.scorer else {"run": j.run_id})
+                                for j in m.judgements]
+    except Exception as exc:  # noqa: BLE001
+        return Source(path, error=f"{path}: cannot read the log: {_why(exc)}")
+    return src
+
+
+def _samples(api: Any, path: str, header: Any) -> Iterator[tuple[Any, str]]:
+    """(sample, label), or (the exception, label) for a sample the reader refuses."""
+    if path.endswith(".json"):
+        # A .json log is one document: inspect-ai reads it whole.
+        try:
+            log = api.read_eval_log(path, resolve_attachments="core")
+        except Exception as exc:  # noqa: BLE001
+            yield exc, _json_sample_label(exc)
+            return
+        for s in log.samples or []:
+            yield s, f"sample {s.id} epoch {s.epoch}"
+        return
+    summaries = api.read_eval_log_sample_summaries(path)
+    wanted = [(s.id, s.epoch) for s in summaries]
+    for i in range(0, len(wanted), CHUNK):
+        chunk = wanted[i : i + CHUNK]
+        try:
+            samples = api.read_eval_log_samples_by_id(path, chunk, resolve_attachments="core")
+        except Exception:  # noqa: BLE001 - find the sample that cannot be read
+            samples = []
+            for sid, epoch in chunk:
+                try:
+                    samples.append(api.read_eval_log_sample(path, id=sid, epoch=epoch, resolve_attachments="core"))
+                except Exception as exc:  # noqa: BLE001
+                    yield exc, f"sample {sid} epoch {epoch}"
+                    return
+        for s in samples:
+            yield s, f"sample {s.id} epoch {s.epoch}"
+
+
+def _json_sample_label(exc: BaseException) -> str:
+    errors = getattr(exc, "errors", None)
+    if callable(errors):
+        try:
+            loc = errors()[0].get("loc", ())
+            if len(loc) >= 2 and loc[0] == "samples":
+                return f"sample #{int(loc[1]) + 1} in the file"
+        except Exception:  # noqa: BLE001
+            pass
+    return "the log"
+
+
+def inspect_sources(paths: Sequence[str | Path]) -> Iterator[Source]:
+    """One source per log, read lazily (one log's samples in memory at a time)."""
+    for path in inspect_log_files(paths):
+        yield read_inspect_log(path)
+
+
+def otel_sources(paths: Sequence[str | Path], **options: Any) -> list[Source]:
+    """The OTLP files as sources: a file that cannot be read is its own failed source; the
+    traces of all readable files form one source, so a trace spread over files stays whole."""
+    docs: list[otel.Document] = []
+    failed: list[Source] = []
+    names = []
+    for p in paths:
+        path = Path(p)
+        files = sorted(f for f in path.rglob("*") if f.is_file()) if path.is_dir() else [path]
+        for f in files:
+            try:
+                data = f.read_bytes()
+            except OSError as exc:
+                failed.append(Source(str(f), error=f"{f}: cannot read: {exc.strerror or exc}"))
+                continue
+            try:
+                docs += otel.parse_file(data, str(f))
+            except SchemaError as exc:
+                failed.append(Source(str(f), error=str(exc)))
+                continue
+            names.append(str(f))
+    if not names:
+        return failed
+    try:
+        traces = otel.map_traces(docs, **options)
+    except SchemaError as exc:
+        return [*failed, Source(names[0], error=str(exc))]
+    src = Source(names[0] if len(names) == 1 else f"{names[0]} (+{len(names) - 1} files)", version=otel.VERSION)
+    src.runs = [MappedRun(t.run_id, f"trace {t.trace_id}", t.events, t.verdict) for t in traces.runs]
+    src.open_traces = traces.open_traces
+    return [*failed, src]

@@ -1,0 +1,147 @@
+"""Pure helpers over plain data: what changed between two replayed states, and which event of
+a run a check's value came from. No store, no I/O (the data layer hands these plain dicts)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+# The parts of a replayed state (``traj show --json``'s shape) a person follows step by step.
+WATCHED = ("route", "sheet", "answer", "state", "steps", "questions", "confirmations", "takeovers",
+           "probes", "outcome")
+# Kinds whose fields can carry the value a check read, latest first when searching.
+EVIDENCE_FIELDS = {
+    "sheet_changed": ("value",),
+    "answer_given": ("text",),
+    "screen_read": ("text",),
+    "user_asked": ("question", "reply"),
+    "confirmation_shown": ("action", "target", "content", "amount"),
+    "takeover_requested": ("reason", "text"),
+    "probe_read": ("name", "value"),
+    "judgement_recorded": ("output",),
+    "step_taken": ("args",),
+    "run_finished": ("outcome", "error", "skip_reason"),
+}
+
+
+def state_changes(before: dict[str, Any] | None, after: dict[str, Any], limit: int = 200) -> list[dict[str, Any]]:
+    """Each value that differs between two states, by path (``sheet.answers.0``,
+    ``state.apps.clock.alarms.1.enabled``), with its value before and after.
+
+    Before the first event everything is new; lists are compared item by item so that one
+    changed alarm does not show the whole list twice.
+    """
+    out: list[dict[str, Any]] = []
+    for key in WATCHED:
+        _walk(key, (before or {}).get(key, _MISSING) if before is not None else _MISSING,
+              after.get(key, _MISSING), out, limit)
+    return out[:limit]
+
+
+class _Missing:
+    def __repr__(self) -> str:
+        return "—"
+
+
+_MISSING = _Missing()
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal as JSON values: in Python True == 1 == 1.0, in JSON they are three values."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    return bool(a == b)
+
+
+def _walk(path: str, a: Any, b: Any, out: list[dict[str, Any]], limit: int) -> None:
+    if len(out) >= limit or _same(a, b):
+        return
+    if isinstance(a, dict) and isinstance(b, dict):
+        for k in list(a) + [k for k in b if k not in a]:
+            _walk(f"{path}.{k}", a.get(k, _MISSING), b.get(k, _MISSING), out, limit)
+        return
+    if isinstance(a, list) and isinstance(b, list) and a and b:
+        for i in range(max(len(a), len(b))):
+            _walk(f"{path}.{i}", a[i] if i < len(a) else _MISSING, b[i] if i < len(b) else _MISSING, out, limit)
+        return
+    out.append({
+        "path": path,
+        "before": None if a is _MISSING else a,
+        "after": None if b is _MISSING else b,
+        "added": a is _MISSING,
+        "removed": b is _MISSING,
+    })
+
+
+def _texts(value: Any) -> list[str]:
+    """The texts a check value can be found as: strings as they are, numbers as written."""
+    if value is None or isinstance(value, bool):
+        return []
+    if isinstance(value, (int, float)):
+        return [format(value, "g") if isinstance(value, float) else str(value)]
+    if isinstance(value, str):
+        return [value] if value.strip() else []
+    if isinstance(value, (list, tuple)):
+        return [t for v in value for t in _texts(v)]
+    if isinstance(value, dict):
+        return [t for v in value.values() for t in _texts(v)]
+    return [str(value)]
+
+
+def _field_text(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def _field_of(name: str) -> int | None:
+    """``field 0: 响铃时间`` -> 0: the AnswerSheet field a grounded check is about."""
+    head = name.split(":", 1)[0].strip().split()
+    if len(head) == 2 and head[0] == "field" and head[1].isdigit():
+        return int(head[1])
+    return None
+
+
+def evidence(events: list[dict[str, Any]], check: dict[str, Any]) -> dict[str, Any]:
+    """The event a check's ``actual`` value was read from: ``{"seq", "kind", "how"}``.
+
+    The rule, first match wins, latest event first:
+    1. a check named ``field N…`` reads AnswerSheet field N: the last ``sheet_changed`` that set it;
+       one named ``submitted…`` reads the submitted flag: the last submit or unsubmit;
+    2. an event with a field (sheet value, answer, screen, reply, probe, recorded judgement …)
+       equal to the actual value, else one whose field contains it (a check that read
+       "下午2点30分" points at the step that typed it, not at the run's end);
+    3. a check named ``answer…`` reads the final answer: the last ``answer_given``;
+    4. otherwise the run's last event, where the judge read the finished run.
+    Checks record no seq of their own, so this is a search; ``how`` says which rule found it.
+    """
+    if not events:
+        return {"seq": 0, "kind": None, "how": "no events"}
+    name = str(check.get("name") or "")
+    field = _field_of(name)
+    if field is not None:
+        for e in reversed(events):
+            if e.get("kind") == "sheet_changed" and e.get("op") == "set" and e.get("field") == field:
+                return {"seq": e["seq"], "kind": e["kind"], "how": f"the last value set in field {field}"}
+    if name.lower().startswith("submitted"):
+        for e in reversed(events):
+            if e.get("kind") == "sheet_changed" and e.get("op") in ("submit", "unsubmit"):
+                return {"seq": e["seq"], "kind": e["kind"], "how": "the last submit or unsubmit of the AnswerSheet"}
+    wanted = _texts(check.get("actual"))
+    # Whole fields first: "下午2点" typed at seq 2 beats "下午2点30分" typed later, which only
+    # contains it. One- and two-character values ("5", "是") match whole fields only: "5" is
+    # inside "25", "25" inside "2025".
+    for whole in (True, False):
+        for e in reversed(events) if wanted else ():
+            fields = EVIDENCE_FIELDS.get(str(e.get("kind")), ())
+            texts = [_field_text(e[f]) for f in fields if e.get(f) is not None]
+            if any(t == x if whole else (len(t) > 2 and t in x) for t in wanted for x in texts):
+                return {"seq": e["seq"], "kind": e["kind"], "how": "the event that holds the actual value"}
+    if name.lower().startswith("answer"):
+        for e in reversed(events):
+            if e.get("kind") == "answer_given":
+                return {"seq": e["seq"], "kind": e["kind"], "how": "the final answer"}
+    last = events[-1]
+    return {"seq": last["seq"], "kind": last.get("kind"), "how": "the finished run (no single event holds this value)"}

@@ -1,0 +1,546 @@
+"""Everything ``traj view`` reads from a store, and the only part of the viewer that touches
+traj's internals (the store, the query views and their sandbox, the event declaration, the
+replay, the diff's check comparison, the report's override rule and share redaction, the
+holdout log). The pages and templates get plain dicts and lists. Two neighbours belong to it:
+:mod:`.runs_sql` (the run list's SQL, derived from the event declaration) and
+:mod:`.values` (plain values).
+
+Why one layer: when the shell is reorganised, re-pointing the viewer is a change here and
+nowhere else.
+
+Why not simply ``SELECT ... FROM runs``: that view aggregates every event of the pool, a few
+seconds on 100,000 runs. A page must answer in well under a second there, so each query below
+reads only the rows it shows: the run list reads a run index (the ``runs`` view joined with the
+current verdicts, built once per store state) or, until it is built, the ``run_started`` and
+``run_finished`` events and the ``runs`` row of the page's runs only; a run's events are read by
+its id; a diff is counted in SQL and only the flips on the page are compared check by check.
+
+One DuckDB connection (the sandboxed ``Views`` of ``traj query``) serves every request, under a
+lock; it is reopened when a table of the store gets a new commit, so a judging pass made while
+the viewer runs shows on the next page load.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from trajectory.errors import NotFound, QueryError, TrajError
+from trajectory.store import Store, default_store_path
+
+from .runs_sql import OVERVIEW_FIGURES, PAGE, RUN_INDEX, SORTS, list_sql, page_figures
+from .values import json_or_text as _json
+from .values import plain
+
+__all__ = ["NotFound", "QueryError", "StoreData", "TrajError", "default_store_path"]
+
+SPLITS = ("tune", "holdout")
+VERDICT_OUTCOMES = ("pass", "fail", "error", "skipped", "na", "unjudged")
+RUN_OUTCOMES = ("succeeded", "failed", "confirmation", "takeover", "error", "timeout", "cancelled", "open")
+# Tables whose new commits make the viewer reopen its views (meta holds only the holdout log).
+WATCHED = ("events", "verdicts", "passes", "overrides")
+IMAGE_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".webp": "image/webp",
+               ".gif": "image/gif"}
+
+
+class StoreData:
+    """A store as the viewer sees it: one pool (tune or holdout), read through sandboxed views."""
+
+    def __init__(self, path: str, split: str = "tune", *, background_index: bool = True):
+        if split not in SPLITS:
+            raise QueryError(f"--split must be one of {', '.join(SPLITS)}, got {split!r}")
+        self.store = Store(path)
+        if not self.store.exists:
+            raise NotFound(f"{self.store.loc}: no store here (run `traj demo` or `traj ingest` first)")
+        self.split = split
+        self.path = str(self.store.loc)
+        self._lock = threading.RLock()
+        self._views: Any = None
+        self._mark: tuple[int, ...] | None = None
+        self._indexed: tuple[int, ...] | None = None  # the store state the run index is of
+        self._depth = 0
+        self._sync = False
+        self.background_index = background_index
+        self.memo: dict[str, Any] = {}
+
+    # -- the connection ---------------------------------------------------------------------
+    def _fingerprint(self) -> tuple[int, ...]:
+        """What changes when a watched table gets a commit: on a local store the time of its
+        commit log folder (a stat per table, cheap enough for every page), elsewhere its
+        version (the backend contract's way, one log read per table)."""
+        from trajectory.location import LocalBackend
+
+        backend = self.store.backend
+        out = []
+        for name in WATCHED:
+            if isinstance(backend, LocalBackend):
+                try:
+                    out.append(backend.path(name, "_delta_log").stat().st_mtime_ns)
+                except OSError:
+                    out.append(0)
+            else:
+                version = self.store.version(name)
+                out.append(-1 if version is None else version)
+        return tuple(out)
+
+    @contextlib.contextmanager
+    def con(self) -> Iterator[Any]:
+        """The views' DuckDB connection, fresh as of the store's latest commits, held alone."""
+        from trajectory.query import Views
+
+        with self._lock:
+            # Only the outermost holder looks for new commits: a page's queries all see one state.
+            mark = self._fingerprint() if self._depth == 0 else self._mark
+            if self._views is None or mark != self._mark:
+                if self._views is not None:
+                    self._views.close()
+                self._views = Views(self.store, split=self.split, threads=2)
+                self._mark = mark
+                self.memo = {}
+                if self.background_index and not self._sync:
+                    threading.Thread(target=self.build_index, args=(mark,), daemon=True, name="traj-view-index").start()
+            self._depth += 1
+            try:
+                yield self._views.con
+            finally:
+                self._depth -= 1
+
+    def build_index(self, mark: tuple[int, ...] | None = None) -> bool:
+        """Build the run index for the store state ``mark`` (the current one by default) and
+        hand it to the views; False when the store changed meanwhile or it could not be built
+        (the pages then keep reading the events directly)."""
+        from trajectory.query import Views
+
+        if mark is None:
+            self._sync = True  # built here, not on a thread as well
+            try:
+                with self.con():
+                    mark = self._mark
+            finally:
+                self._sync = False
+        # On a thread of its own, one DuckDB thread: the pages keep the other core.
+        threads = 2 if threading.current_thread() is threading.main_thread() else 1
+        try:
+            with Views(self.store, split=self.split, threads=threads) as views:
+                table = views.con.sql(RUN_INDEX).to_arrow_table()
+        except Exception:  # noqa: BLE001 - e.g. files compacted away meanwhile; the index is only a shortcut
+            return False
+        with self._lock:
+            if mark != self._mark or self._views is None:
+                return False
+            self._views.con.register("_view_runs", table)
+            self._indexed = mark
+            return True
+
+    def index_ready(self) -> bool:
+        """Whether the run index is of the store state the views show."""
+        with self._lock:
+            return self._views is not None and self._indexed == self._mark
+
+    def close(self) -> None:
+        with self._lock:
+            if self._views is not None:
+                self._views.close()
+                self._views = None
+
+    def rows(self, sql: str, params: Any = None) -> list[dict[str, Any]]:
+        """Trusted SQL (the viewer's own) on the views; rows as dicts of plain values."""
+        with self.con() as con:
+            table = con.sql(sql, params=params or None).to_arrow_table()
+        return [{k: plain(v) for k, v in r.items()} for r in table.to_pylist()]
+
+    def cached(self, key: str, fn: Any) -> Any:
+        """``fn()`` once per state of the store (the memo is dropped when the views reopen)."""
+        with self.con():
+            if key not in self.memo:
+                self.memo[key] = fn()
+            return self.memo[key]
+
+    # -- the overview --------------------------------------------------------------------------
+    def overview(self) -> dict[str, Any]:
+        def build() -> dict[str, Any]:
+            # Runs per suite, cost per batch and the event count, from the runs view: through the
+            # run index when it is there (else the view aggregates the pool's events once).
+            source = "_view_runs" if self.index_ready() else "runs"
+            sums = ", ".join(f"sum({k}) AS {k}" for k in OVERVIEW_FIGURES)
+            groups = self.rows(f"SELECT suite, batch, sum(events) AS events, count(*) AS runs, {sums} FROM {source} "
+                               "GROUP BY suite, batch")
+            suites: dict[str, int] = {}
+            batches: dict[str | None, dict[str, Any]] = {}
+            for g in groups:
+                suites[g["suite"]] = suites.get(g["suite"], 0) + g["runs"]
+                b = batches.setdefault(g["batch"], {"batch": g["batch"]})
+                for k in ("runs", *OVERVIEW_FIGURES):
+                    b[k] = b.get(k, 0) + g[k]
+            tasks = self.rows(
+                "SELECT suite, task, count(*) AS judged, count(*) FILTER (WHERE outcome = 'pass') AS pass, "
+                "count(*) FILTER (WHERE outcome = 'fail') AS fail, "
+                "count(*) FILTER (WHERE outcome NOT IN ('pass', 'fail')) AS other "
+                "FROM verdicts GROUP BY ALL ORDER BY ALL")
+            series = self.rows(
+                "SELECT p.pass_id, p.kind, p.started_at, count(h.run_id) AS runs, "
+                "count(*) FILTER (WHERE h.outcome = 'pass') AS pass FROM passes p "
+                "JOIN verdict_history h USING (pass_id) GROUP BY ALL ORDER BY p.started_at, p.pass_id")
+            counts = self.rows("SELECT (SELECT count(*) FROM passes) AS passes, "
+                               "(SELECT count(*) FROM overrides) AS overrides")[0]
+            counts["events"] = sum(g["events"] for g in groups)
+            return {"suites": [{"suite": k, "runs": suites[k]} for k in sorted(suites, key=lambda k: k or "")],
+                    "tasks": tasks, "pass_series": series, "counts": counts,
+                    "batches": [batches[k] for k in sorted(batches, key=lambda k: (k is not None, k or ""))],
+                    "holdout_views": len(self.holdout_log())}
+
+        return self.cached("overview", build)
+
+    def holdout_log(self) -> list[dict[str, Any]]:
+        from trajectory.query import holdout_views
+
+        return [{k: plain(v) for k, v in r.items()} for r in holdout_views(self.store)]
+
+    def record_look(self, command: str, detail: dict[str, Any]) -> None:
+        """A look at the holdout pool is recorded, as ``traj query --split holdout`` records it."""
+        if self.split == "holdout":
+            from trajectory.query import record_holdout_view
+
+            record_holdout_view(self.store, command, detail)
+
+    # -- the run list --------------------------------------------------------------------------
+    def filter_options(self) -> dict[str, list[str]]:
+        def build() -> dict[str, list[str]]:
+            rows = self.rows("SELECT DISTINCT suite, task, batch FROM events WHERE kind = 'run_started' "
+                             "AND coalesce(split, 'tune') = $split", {"split": self.split})
+            return {k: sorted({r[k] for r in rows if r[k] is not None}) for k in ("suite", "task", "batch")}
+
+        return self.cached("filters", build)
+
+    def run_list(self, filters: dict[str, str], sort: str, desc: bool, page: int, per_page: int,
+                 use_index: bool = True) -> dict[str, Any]:
+        if sort not in SORTS:
+            raise QueryError(f"sort must be one of {', '.join(SORTS)}, got {sort!r}")
+        params: dict[str, Any] = {"limit": per_page, "offset": (page - 1) * per_page}
+        where = ["TRUE"]
+        for key in ("suite", "task", "batch", "agent", "outcome", "ran"):
+            if filters.get(key):
+                column = {"outcome": "verdict", "ran": "run_outcome"}.get(key, key)
+                where.append(f"r.{column} = ${key}")
+                params[key] = filters[key]
+        if filters.get("q"):
+            where.append("(contains(lower(r.run_id), $q) OR contains(lower(coalesce(r.task, '')), $q) "
+                         "OR contains(lower(coalesce(r.batch, '')), $q) OR contains(lower(coalesce(r.agent, '')), $q))")
+            params["q"] = filters["q"].lower()
+        direction = "DESC" if desc else "ASC"
+        order = f"{SORTS[sort]} {direction} NULLS LAST, r.run_id {direction}"
+        with self.con():  # one store state for the whole page
+            return self._run_page(sort, order, " AND ".join(where), params, use_index and self.index_ready())
+
+    def _run_page(self, sort: str, order: str, where: str, params: dict[str, Any], indexed: bool) -> dict[str, Any]:
+        if indexed:
+            source = "SELECT * FROM _view_runs"
+        else:
+            params["split"] = self.split
+            source = list_sql(sort)
+        sql = PAGE.format(rows=source, where=where, order=order)
+        rows = self.rows(sql, params)
+        total = rows[0]["total"] if rows else self._count(sql, params)
+        if rows and not indexed:
+            # The runs view's row of the page's runs only: the figures, under the index's names.
+            figures = {r["run_id"]: r for r in self.rows(page_figures(), {"ids": [r["run_id"] for r in rows]})}
+            for r in rows:
+                r.update({k: v for k, v in figures.get(r["run_id"], {}).items() if k not in r})
+        for r in rows:
+            r.pop("total", None)
+        return {"runs": rows, "total": total, "indexed": indexed}
+
+    def _count(self, sql: str, params: dict[str, Any]) -> int:
+        """The number of rows a filtered list has (asked only when the page is past its end)."""
+        inner = sql.rsplit(" ORDER BY ", 1)[0]
+        got = self.rows(f"SELECT count(*) AS n FROM ({inner})", {k: v for k, v in params.items()
+                                                                  if k not in ("limit", "offset")})
+        return int(got[0]["n"])
+
+    # -- one run -------------------------------------------------------------------------------
+    def _run_head(self, run_id: str) -> dict[str, Any]:
+        rows = self.rows("SELECT coalesce(split, 'tune') AS split, max(seq) AS last_seq, count(*) AS events "
+                         "FROM events WHERE run_id = $run_id GROUP BY ALL", {"run_id": run_id})
+        mine = [r for r in rows if r["split"] == self.split]
+        if not mine:
+            if rows:
+                other = rows[0]["split"]
+                raise NotFound(f"run {run_id} is in the {other} pool; this viewer shows the {self.split} pool "
+                               f"(start it with --split {other} to see it)")
+            raise NotFound(f"no such run: {run_id}")
+        return mine[0]
+
+    def run_events(self, run_id: str, lo: int, hi: int) -> list[dict[str, Any]]:
+        """The run's events with lo <= seq <= hi, as the spec's JSON objects."""
+        got = self.rows("SELECT data FROM events WHERE run_id = $run_id AND seq BETWEEN $lo AND $hi ORDER BY seq",
+                        {"run_id": run_id, "lo": lo, "hi": hi})
+        return [json.loads(r["data"]) for r in got]
+
+    def replayed(self, run_id: str, at: int) -> tuple[dict[str, Any], dict[str, Any] | None, list[dict[str, Any]]]:
+        """The replayed state after events 0..at and after 0..at-1 (None at seq 0), in the shape
+        ``traj show --json`` prints, and the screens seen up to ``at`` (seq, text, image)."""
+        from replay import apply, replay, view
+        from trajectory import events as ev
+
+        got = self.rows("SELECT data FROM events WHERE run_id = $run_id AND seq <= $at ORDER BY seq",
+                        {"run_id": run_id, "at": at})
+        decode = ev.DECODER.decode
+        events = [decode(r["data"]) for r in got]
+        if not events:
+            raise NotFound(f"no such run: {run_id}")
+        before = replay(events[:-1]) if len(events) > 1 else None
+        after = apply(before, events[-1]) if before is not None else replay(events)
+        screens = [{"seq": s.seq, "text": s.text, "app": s.app, "image": s.image} for s in after.screens]
+        return plain(view(after)), None if before is None else plain(view(before)), screens
+
+    def replay_steps(self, run_id: str) -> Iterator[tuple[dict[str, Any], dict[str, Any] | None, list[dict[str, Any]]]]:
+        """:meth:`replayed` at every seq of the run, in one fold (for a static copy)."""
+        from replay import apply, replay, view
+        from trajectory import events as ev
+
+        decode = ev.DECODER.decode
+        got = self.rows("SELECT data FROM events WHERE run_id = $run_id ORDER BY seq", {"run_id": run_id})
+        before_view = None
+        state = None
+        for r in got:
+            e = decode(r["data"])
+            state = replay([e]) if state is None else apply(state, e)
+            screens = [{"seq": s.seq, "text": s.text, "app": s.app, "image": s.image} for s in state.screens]
+            now = plain(view(state))
+            yield now, before_view, screens
+            before_view = now
+
+    def run_verdicts(self, run_id: str) -> dict[str, Any]:
+        """The run's verdict history (oldest first), its current verdict with its checks, its
+        overrides, and the verdict a person sees once overrides are applied."""
+        from trajectory.report import effective
+
+        history = self.rows(
+            "SELECT pass_id, pass_kind, outcome, score, reason, judge_version, judged_at, checks, details "
+            "FROM verdict_history WHERE run_id = $run_id ORDER BY judged_at, pass_id", {"run_id": run_id})
+        for h in history:
+            h["checks"] = [{**c, "expected": _json(c["expected"]), "actual": _json(c["actual"])}
+                           for c in h["checks"] or []]
+            h["details"] = _json(h["details"])
+        overrides = self.rows("SELECT * FROM overrides WHERE run_id = $run_id ORDER BY \"at\"", {"run_id": run_id})
+        current = history[-1] if history else None
+        shown = None
+        if current is not None:
+            outcome, override, settled = effective({**current, "run_id": run_id}, overrides)
+            shown = {"outcome": outcome, "overridden": override is not None, "settled": settled}
+        return {"history": history, "current": current, "overrides": overrides, "shown": shown}
+
+    def run(self, run_id: str) -> dict[str, Any]:
+        from trajectory import events as ev
+
+        head = self._run_head(run_id)
+        start = self.run_events(run_id, 0, 0)[0]
+        # The mode a run_started leaves out reads as the declaration's default.
+        start["mode"] = ev.value(ev.DECODER.decode(json.dumps(start)), "mode")
+        finish = self.run_events(run_id, head["last_seq"], head["last_seq"])[0]
+        return {"run_id": run_id, "split": head["split"], "last_seq": head["last_seq"], "events": head["events"],
+                "start": start, "finish": finish if finish.get("kind") == "run_finished" else None,
+                **self.run_verdicts(run_id)}
+
+    def events_of(self, run_ids: list[str]) -> dict[str, list[dict[str, Any]]]:
+        """The events of a few runs (a page of flips), as JSON objects in seq order."""
+        out: dict[str, list[dict[str, Any]]] = {r: [] for r in run_ids}
+        if not run_ids:
+            return out
+        for r in self.rows("SELECT run_id, data FROM events WHERE run_id IN (SELECT unnest($ids)) "
+                           "ORDER BY run_id, seq", {"ids": run_ids}):
+            out[r["run_id"]].append(json.loads(r["data"]))
+        return out
+
+    # -- images ------------------------------------------------------------------------------
+    def image_roots(self, run_id: str) -> list[Path]:
+        """Where a run's image references are looked up: the folder it was imported from (the
+        imported pass records it), then the store's own folder and its images/ folder."""
+        roots = []
+        for r in self.rows("SELECT DISTINCT p.filters FROM verdict_history h JOIN passes p USING (pass_id) "
+                           "WHERE h.run_id = $run_id AND p.kind = 'imported'", {"run_id": run_id}):
+            folder = (_json(r["filters"]) or {}).get("folder") if isinstance(_json(r["filters"]), dict) else None
+            if folder:
+                roots.append(Path(folder))
+        root = Path(self.path)
+        return roots + [root, root / "images"]
+
+    def image_file(self, run_id: str, seq: int) -> tuple[str | None, Path | None]:
+        """(the image reference of the screen read at ``seq``, its file or None when missing).
+
+        Only files inside one of the run's image folders, with an image suffix, are served."""
+        self._run_head(run_id)
+        events = self.run_events(run_id, seq, seq)
+        if not events or events[0].get("kind") != "screen_read":
+            raise NotFound(f"run {run_id} has no screen read at seq {seq}")
+        ref = events[0].get("image")
+        if not ref:
+            return None, None
+        for root in self.image_roots(run_id):
+            try:
+                base = root.resolve()
+                path = (base / ref).resolve()
+            except (OSError, ValueError):
+                continue
+            if path.suffix.lower() in IMAGE_TYPES and path.is_relative_to(base) and path.is_file():
+                return ref, path
+        return ref, None
+
+    # -- passes and diffs ----------------------------------------------------------------------
+    def passes(self, page: int, per_page: int) -> dict[str, Any]:
+        total = self.rows("SELECT count(*) AS n FROM passes")[0]["n"]
+        rows = self.rows(
+            "SELECT *, lag(pass_id) OVER (ORDER BY started_at, pass_id) AS previous FROM passes "
+            "ORDER BY started_at DESC, pass_id DESC LIMIT $limit OFFSET $offset",
+            {"limit": per_page, "offset": (page - 1) * per_page})
+        ids = [r["pass_id"] for r in rows]
+        counts = self.rows("SELECT pass_id, suite, outcome, count(*) AS n FROM verdict_history "
+                           "WHERE pass_id IN (SELECT unnest($ids)) GROUP BY ALL", {"ids": ids})
+        for r in rows:
+            mine = [c for c in counts if c["pass_id"] == r["pass_id"]]
+            r["outcomes"] = {o: sum(c["n"] for c in mine if c["outcome"] == o) for o in sorted({c["outcome"] for c in mine})}
+            r["suites"] = sorted({c["suite"] for c in mine if c["suite"]})
+            r["in_pool"] = sum(c["n"] for c in mine)
+            r["versions"] = _json(r["versions"])
+            r["filters"] = _json(r["filters"])
+        return {"passes": rows, "total": total}
+
+    def pass_ids(self) -> list[str]:
+        return [r["pass_id"] for r in self.rows("SELECT pass_id FROM passes ORDER BY started_at, pass_id")]
+
+    def default_pair(self) -> tuple[str, str]:
+        """The latest pass with verdicts in this pool and the latest earlier pass that judged
+        some of the same runs (what ``traj diff`` compares without arguments)."""
+        latest = self.rows("SELECT p.pass_id, p.started_at FROM passes p WHERE EXISTS (SELECT 1 FROM "
+                           "verdict_history h WHERE h.pass_id = p.pass_id) ORDER BY started_at DESC, pass_id DESC LIMIT 1")
+        if not latest:
+            raise NotFound("need two judging passes to diff; run `traj judge` again after a change")
+        b = latest[0]["pass_id"]
+        earlier = self.rows(
+            "SELECT p.pass_id FROM passes p WHERE p.pass_id <> $b AND (p.started_at, p.pass_id) < "
+            "(SELECT (started_at, pass_id) FROM passes WHERE pass_id = $b) AND EXISTS (SELECT 1 FROM "
+            "verdict_history h JOIN verdict_history hb ON hb.run_id = h.run_id AND hb.pass_id = $b "
+            "WHERE h.pass_id = p.pass_id) ORDER BY p.started_at DESC, p.pass_id DESC LIMIT 1", {"b": b})
+        if not earlier:
+            raise NotFound(f"need two judging passes over the same runs to diff; no earlier pass judged a run of {b}")
+        return earlier[0]["pass_id"], b
+
+    def diff(self, a: str, b: str, page: int, per_page: int) -> dict[str, Any]:
+        """Counts of the flips between passes a and b, and the flips of one page compared check
+        by check (the comparison ``traj diff`` makes)."""
+        from trajectory.judging.diff import compare
+
+        known = set(self.pass_ids())
+        for p in (a, b):
+            if p not in known:
+                raise NotFound(f"no such pass: {p}")
+        both = ("WITH a AS (SELECT * FROM verdict_history WHERE pass_id = $a), "
+                "b AS (SELECT * FROM verdict_history WHERE pass_id = $b) ")
+        pair = {"a": a, "b": b}
+        head = self.rows(both + "SELECT count(*) AS common, count(*) FILTER (WHERE a.outcome <> b.outcome) AS flip_count, "
+                         "count(*) FILTER (WHERE a.outcome = b.outcome AND abs(coalesce(a.score, 0) - "
+                         "coalesce(b.score, 0)) > 1e-12) AS score_changes FROM a JOIN b USING (run_id)", pair)[0]
+        groups = self.rows(both + "SELECT * FROM (SELECT b.suite, b.task, a.outcome AS before, b.outcome AS after, "
+                           "count(*) AS n FROM a JOIN b USING (run_id) WHERE a.outcome <> b.outcome GROUP BY ALL) "
+                           "ORDER BY coalesce(suite, ''), coalesce(task, ''), before, after", pair)
+        ids = [r["run_id"] for r in self.rows(
+            both + "SELECT run_id FROM a JOIN b USING (run_id) WHERE a.outcome <> b.outcome "
+            "ORDER BY coalesce(b.suite, ''), coalesce(b.task, ''), run_id LIMIT $limit OFFSET $offset",
+            {**pair, "limit": per_page, "offset": (page - 1) * per_page})]
+        full = self.rows("SELECT * FROM verdict_history WHERE pass_id IN ($a, $b) AND run_id IN (SELECT unnest($ids))",
+                         {**pair, "ids": ids})
+        # What each side was (the demo's first pass is its broken rules; its note says so).
+        about = {r["pass_id"]: r for r in self.rows(
+            "SELECT pass_id, kind, started_at, command, note FROM passes WHERE pass_id IN ($a, $b)", pair)}
+        rows_a = {r["run_id"]: r for r in full if r["pass_id"] == a}
+        rows_b = {r["run_id"]: r for r in full if r["pass_id"] == b}
+        flips = compare(rows_a, rows_b, a, b).flips
+        return {
+            "a": a, "b": b, "about_a": about[a], "about_b": about[b], **head, "groups": groups,
+            "flips": [{"run_id": f.run_id, "suite": f.suite, "task": f.task, "before": f.before, "after": f.after,
+                       "score_before": f.before_score, "score_after": f.after_score,
+                       "reason_before": f.before_reason, "reason_after": f.after_reason,
+                       "checks": [{"name": c.name, "before": plain(c.before), "after": plain(c.after)}
+                                  for c in f.changes]} for f in flips],
+        }
+
+    # -- queries -------------------------------------------------------------------------------
+    def query(self, sql: str, limit: int) -> dict[str, Any]:
+        """A person's SQL, refused or answered exactly as ``traj query`` does; at most ``limit``
+        rows come back (``more`` says there were others)."""
+        import duckdb
+
+        from trajectory.query import check_sql
+
+        with self.con() as con:
+            check_sql(con, sql)
+            try:
+                rel = con.sql(sql)
+                table = rel.limit(limit + 1).to_arrow_table()
+            except duckdb.Error as exc:
+                raise QueryError(_one_line(exc)) from exc
+        rows = table.to_pylist()
+        self.record_look("query", {"sql": sql, "via": "traj view"})
+        return {"columns": table.column_names, "rows": [[plain(r[c]) for c in table.column_names] for r in rows[:limit]],
+                "more": len(rows) > limit}
+
+    def query_batches(self, sql: str) -> Iterator[tuple[list[str], list[dict[str, Any]]]]:
+        """All rows of a person's SQL in batches (for a download), on a connection of its own
+        so that a long download does not hold the pages up."""
+        import duckdb
+
+        from trajectory.query import Views, check_sql
+
+        views = Views(self.store, split=self.split, threads=1)
+        try:
+            check_sql(views.con, sql)
+            try:
+                reader = views.con.sql(sql).to_arrow_reader(10_000)
+            except duckdb.Error as exc:
+                raise QueryError(_one_line(exc)) from exc
+            self.record_look("query", {"sql": sql, "via": "traj view download"})
+            names = reader.schema.names
+            yield names, []
+            for batch in reader:
+                yield names, [{k: plain(v) for k, v in r.items()} for r in batch.to_pylist()]
+        finally:
+            views.close()
+
+    def examples(self) -> list[tuple[str, str]]:
+        """The demo's example queries, and a few more a person asks first."""
+        from trajectory.demo import QUERIES
+
+        return list(QUERIES) + [
+            ("flips between the two latest passes",
+             "WITH latest AS (SELECT pass_id, row_number() OVER (ORDER BY started_at DESC, pass_id DESC) AS k "
+             "FROM passes QUALIFY k <= 2), h AS (SELECT h.run_id, h.suite, h.task, h.outcome, l.k "
+             "FROM verdict_history h JOIN latest l USING (pass_id)) SELECT b.suite, b.task, b.run_id, "
+             "b.outcome AS before, a.outcome AS after FROM h a JOIN h b ON a.run_id = b.run_id AND a.k = 1 "
+             "AND b.k = 2 WHERE a.outcome <> b.outcome ORDER BY ALL"),
+            ("failed checks, most common first",
+             "SELECT suite, c.name AS check_name, count(*) AS failures FROM verdicts, unnest(checks) AS t(c) "
+             "WHERE NOT c.passed GROUP BY ALL ORDER BY failures DESC, suite, check_name LIMIT 20"),
+        ]
+
+    # -- static export -----------------------------------------------------------------------
+    def run_ids(self) -> list[str]:
+        return [r["run_id"] for r in self.rows(
+            "SELECT run_id FROM events WHERE kind = 'run_started' AND coalesce(split, 'tune') = $split "
+            "ORDER BY ts, run_id", {"split": self.split})]
+
+    def scrubber(self, answers: list[str], devices: list[str], images: list[str]) -> Any:
+        """The report's --share masking (answer texts, device serials, image references and
+        absolute paths in any text) for the given secrets."""
+        from trajectory.report import Scrubber
+
+        rows = [{"answer": a} for a in answers] + [{"device": d} for d in devices] + [{"images": images}]
+        return Scrubber(rows, True)
+
+
+def _one_line(exc: Exception) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__
