@@ -375,7 +375,7 @@ def answer_grounded(check: AnswerGrounded, state: RunState, name: str = "answer_
 
 def _time_needle(needle: str) -> list[tuple[int, int]]:
     """The readings of a needle that is nothing but a time of day ("06:40", "早上6:40")."""
-    n = scan(needle)
+    n = scanned(needle) if isinstance(needle, str) else scan(needle)  # one scan per needle, not per screen
     times = [t for t in n.tokens if t.kind == "time"]
     if len(times) == 1 and (times[0].start, times[0].end) == (0, len(n.text)):
         return list(times[0].value)
