@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import array
 import itertools
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -93,7 +94,10 @@ def _duckdb_type(t: pa.DataType) -> Any:
     return {pa.string(): "VARCHAR", pa.int64(): "BIGINT", pa.float64(): "DOUBLE", pa.bool_(): "BOOLEAN"}[t]
 
 
-_CONNECTIONS: list[Any] = []
+# One DuckDB connection per thread (a connection refuses a second caller while it is busy:
+# ingest_bytes may run on several threads of one process), one DuckDB thread each (ingest's
+# workers are the cores).
+_CONNECTIONS = threading.local()
 
 
 def _parsed(data: pa.Array, schema: pa.Schema) -> pa.Table:
@@ -104,12 +108,12 @@ def _parsed(data: pa.Array, schema: pa.Schema) -> pa.Table:
 
     import duckdb
 
-    if not _CONNECTIONS:  # one connection per process, one thread (ingest's workers are the cores)
+    con = getattr(_CONNECTIONS, "con", None)
+    if con is None:
         con = duckdb.connect(":memory:")
         con.execute("SET threads TO 1")
         con.execute("SET enable_progress_bar = false")
-        _CONNECTIONS.append(con)
-    con = _CONNECTIONS[0]
+        _CONNECTIONS.con = con
     if len(data) == 0:
         return schema.empty_table()
     structure = json.dumps({f.name: _duckdb_type(f.type) for f in schema})
