@@ -1,5 +1,6 @@
 """``python -m benchmarks [--quick] [--runs N] [--events-per-run K] [--workers W] [--out FILE]
-[--compare FILE]``: measure ingest, re-judge, queries and the baselines; print; write JSON."""
+[--compare FILE]``: measure ingest, incremental and full re-judge, queries and the baselines;
+print; write JSON."""
 
 from __future__ import annotations
 
@@ -22,7 +23,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--workers", type=int, default=os.cpu_count() or 2)
     p.add_argument("--chunk-runs", type=int, default=10_000, help="runs per ingest batch")
     p.add_argument("--per-run-runs", type=int, default=10_000, help="most runs for the per-run baseline (b)")
-    p.add_argument("--inspect-samples", type=int, default=10_000, help="most samples for the inspect score baseline (c)")
+    p.add_argument("--inspect-samples", type=int, default=2_000, help="most runs re-scored by inspect score, baseline (c)")
+    p.add_argument("--device-runs", type=int, default=10_000, help="runs of the held-out-style device corpus (0: none)")
     p.add_argument("--partition", type=int, help="runs per judging partition (default 2000, fewer for small corpora)")
     p.add_argument("--no-profile", action="store_true", help="skip the profiled re-judge (always skipped with --quick)")
     p.add_argument("--workdir", help="keep the corpus and stores here (default: a temporary folder, removed)")
@@ -34,8 +36,8 @@ def main(argv: list[str] | None = None) -> int:
     cfg = harness.Config(
         runs=runs, events_per_run=a.events_per_run, workers=max(1, a.workers), quick=a.quick,
         chunk_runs=a.chunk_runs, per_run_runs=a.per_run_runs,
-        inspect_samples=min(a.inspect_samples, 500) if a.quick else a.inspect_samples,
-        cli_runs=500 if a.quick else 10_000,
+        inspect_samples=min(a.inspect_samples, 200) if a.quick else a.inspect_samples,
+        device_runs=min(a.device_runs, 1000) if a.quick else a.device_runs,
         # judge_runs' default partition (2000 runs), but at least two partitions per worker so
         # that a small corpus still exercises the worker pool.
         partition=a.partition or min(2000, max(50, runs // (2 * max(1, a.workers)))),

@@ -1,57 +1,16 @@
-"""The baselines every figure is set against, measured in the same run on the same data.
-
-(a) the floor: DuckDB scanning and grouping the stored events (nothing can judge faster than
-    the events can be read);
-(b) the straightforward path: per run, read its JSON Lines, decode each event with msgspec,
-    fold it with ``replay.replay``, judge it with the same suite judge — no batching;
-(c) Inspect AI's ``inspect score`` on an eval log of as many samples (see inspect_baseline.py).
-"""
+"""Baseline (b), the straightforward path: per run, read its JSON Lines, decode each event with
+msgspec, fold it with ``replay.replay``, judge it with the same suite judge — no batching, one
+process. (The floors are in floors.py, baseline (c) in inspect_baseline.py.)"""
 
 from __future__ import annotations
 
-import statistics
 import time
 from pathlib import Path
 from typing import Any
 
-import duckdb
-
 from replay import replay
 from trajectory import events as ev
 from trajectory.judging import SuiteResolver, judge_state
-from trajectory.store import Store
-from replay.batch import sql_str
-
-FLOOR_SQL = "SELECT run_id, kind, count(*) AS n FROM read_parquet($files) GROUP BY run_id, kind"
-
-
-def floor(store: Store, repeat: int = 3) -> dict[str, Any]:
-    """DuckDB over the events table's Parquet files: count(*) grouped by run and kind."""
-    files = store.files("events")
-    sql = FLOOR_SQL.replace("$files", "[" + ", ".join(sql_str(f) for f in files) + "]")
-    times = []
-    groups = 0
-    con = duckdb.connect(":memory:")
-    try:
-        con.execute("SET threads TO 2")
-        for _ in range(repeat):
-            t = time.perf_counter()
-            table = con.sql(sql).to_arrow_table()
-            times.append(time.perf_counter() - t)
-            groups = table.num_rows
-        events = con.execute(f"SELECT sum(n) FROM ({sql})").fetchone()[0]
-    finally:
-        con.close()
-    median = statistics.median(times)
-    return {
-        "sql": FLOOR_SQL,
-        "files": len(files),
-        "groups": groups,
-        "events": int(events or 0),
-        "median_s": round(median, 4),
-        "times_s": [round(t, 4) for t in times],
-        "events_per_s": round((events or 0) / median) if median else None,
-    }
 
 
 def per_run(folder: Path, run_files: list[str], pairs: dict[str, list[str]]) -> dict[str, Any]:

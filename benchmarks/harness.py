@@ -25,7 +25,7 @@ from trajectory.judging import SuiteResolver
 from trajectory.query import Views
 from trajectory.store import Store
 
-from . import baselines, corpus, inspect_baseline
+from . import baselines, corpus, floors, ingest_bench, inspect_baseline
 
 # The example queries (issue 6): pass rate by suite and task, time split by batch, flips
 # between the two latest passes — as a person would type them into `traj query`.
@@ -63,11 +63,12 @@ class Config:
     workers: int = 2
     seed: int = 7
     quick: bool = False
-    chunk_runs: int = 10_000  # runs per ingest batch (a batch is parsed whole in memory)
+    chunk_runs: int = 10_000  # runs per corpus file (one ingest batch each)
     partition: int = 2000
     per_run_runs: int = 10_000  # baseline (b) judges at most this many runs
-    inspect_samples: int = 10_000  # baseline (c) re-scores at most this many samples
-    cli_runs: int = 10_000  # `traj ingest` is timed on at most this many runs
+    inspect_samples: int = 2_000  # baseline (c) re-scores at most this many runs
+    device_runs: int = 10_000  # the held-out-style corpus: device runs with many screens
+    device_events_per_run: int = 90
     query_repeat: int = 5
     profile: bool = True
     workdir: str | None = None
@@ -193,48 +194,6 @@ def build_corpus(cfg: Config, root: Path) -> Corpus:
 # -- measurements ------------------------------------------------------------------------------
 
 
-def ingest(store: Store, chunks: list[Path], on_chunk: Callable[[int], None] | None = None) -> dict[str, Any]:
-    """ingest_bytes on each chunk's bytes (read before the clock starts), into ``store``."""
-    total_s = 0.0
-    events = 0
-    per_chunk = []
-    resolver = SuiteResolver(store)
-    for i, path in enumerate(chunks):
-        data = path.read_bytes()
-        t = time.perf_counter()
-        report = ingest_bytes(store, data, path.name, split_of=resolver.split_of)
-        s = time.perf_counter() - t
-        del data
-        total_s += s
-        events += report.new
-        per_chunk.append({"events": report.new, "runs": report.runs, "seconds": round(s, 3)})
-        _log(f"ingest chunk {i + 1}/{len(chunks)}: {report.new} events in {s:.1f}s")
-        if on_chunk is not None:
-            on_chunk(i)
-    return {
-        "events": events,
-        "chunks": len(chunks),
-        "seconds": round(total_s, 3),
-        "events_per_s": round(events / total_s) if total_s else None,
-        "per_chunk": per_chunk,
-    }
-
-
-def ingest_cli(root: Path, chunks: list[Path]) -> dict[str, Any]:
-    """Wall time of ``traj ingest`` (a fresh process, a fresh store) on the given files."""
-    store = root / "cli-store"
-    exe = shutil.which("traj", path=os.path.dirname(sys.executable)) or "traj"
-    events = sum(path.read_bytes().count(b"\n") for path in chunks)
-    t = time.perf_counter()
-    proc = subprocess.run([exe, "ingest", "--store", str(store), *map(str, chunks)], capture_output=True, text=True)
-    s = time.perf_counter() - t
-    shutil.rmtree(store, ignore_errors=True)
-    if proc.returncode != 0:
-        return {"status": f"failed: {proc.stderr.strip()[-300:]}"}
-    return {"status": "ok", "events": events, "files": len(chunks), "wall_s": round(s, 3),
-            "events_per_s": round(events / s) if s else None}
-
-
 def rejudge_child(spec: dict[str, Any]) -> dict[str, Any]:
     """One re-judge measurement in a fresh Python process (see rejudge.py)."""
     t = time.perf_counter()
@@ -271,6 +230,14 @@ def queries(store: Store, repeat: int) -> dict[str, Any]:
     return out
 
 
+def load() -> list[float]:
+    """The machine's load averages (1, 5, 15 minutes): how busy the cores were."""
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        return []
+
+
 def view_pages(store: Path) -> dict[str, Any]:
     """``traj view`` on the benchmark's store (see benchmarks/view.py); a failure to start is
     reported, not raised, so that the other figures survive it."""
@@ -285,9 +252,10 @@ def view_pages(store: Path) -> dict[str, Any]:
 def run(cfg: Config) -> dict[str, Any]:
     """Measure everything; returns the results dict (also the JSON written to --out)."""
     t_all = time.perf_counter()
-    results: dict[str, Any] = {"machine": machine(), "config": dataclasses.asdict(cfg)}
+    results: dict[str, Any] = {"machine": machine(), "config": dataclasses.asdict(cfg), "load_at_start": load()}
     root = Path(cfg.workdir) if cfg.workdir else Path(tempfile.mkdtemp(prefix="traj-bench-"))
     root.mkdir(parents=True, exist_ok=True)
+    w = cfg.workers
     try:
         _log(f"corpus: {cfg.runs} runs x ~{cfg.events_per_run} events in {root}")
         t = time.perf_counter()
@@ -301,90 +269,134 @@ def run(cfg: Config) -> dict[str, Any]:
         }
         _log(f"corpus: {c.events} events, {c.bytes / 1e6:.0f} MB in {c.seconds:.1f}s; {c.suites}")
 
+        # -- ingest -------------------------------------------------------------------------
         store = Store(root / "store")
-        small_store = Store(root / "store-small")
         small_runs = c.chunk_runs[0]
 
         def after_chunk(i: int) -> None:
             if i == 0 and len(c.chunks) > 1:
                 shutil.copytree(root / "store", root / "store-small")
 
-        results["ingest"] = ingest(store, c.chunks, after_chunk)
+        results["ingest"] = ingest_bench.library(store, c.chunks, w, after_chunk)
+        results["ingest"]["load"] = load()
         if len(c.chunks) == 1:
-            # One batch: the small size gets its own store from the first quarter of runs.
-            small_runs = max(1, cfg.runs // 4)
-            lines = []
-            with open(c.chunks[0], "rb") as fh:
-                wanted = {p.run_id for p in corpus.plan(cfg.runs)[:small_runs]}
-                for line in fh:
-                    if json.loads(line)["run_id"] in wanted:
-                        lines.append(line)
-            ingest_bytes(small_store, b"".join(lines), "small", split_of=SuiteResolver(small_store).split_of)
-        cli_chunks, cli_runs = [], 0
-        for path, n in zip(c.chunks, c.chunk_runs):
-            if cli_chunks and cli_runs + n > cfg.cli_runs:
-                break
-            cli_chunks.append(path)
-            cli_runs += n
-        _log(f"traj ingest CLI on {cli_runs} runs")
-        results["ingest"]["cli"] = {**ingest_cli(root, cli_chunks), "runs": cli_runs}
+            small_runs = _small_store(cfg, c, root)
+        _log(f"ingest floor: DuckDB parsing and grouping the same files on {w} threads")
+        results["ingest"]["floor"] = floors.ingest_floor(c.chunks, w)
+        sizes = sorted({min(c.chunks, key=lambda p: p.stat().st_size), max(c.chunks, key=lambda p: p.stat().st_size)})
+        results["ingest"]["memory"] = ingest_bench.memory_by_size(root, sizes, w)
 
-        _log("re-judge: staged (workers=1, profiled)" if cfg.profile else "re-judge: staged (workers=1)")
+        # -- re-judge everything (traj judge --all) --------------------------------------------
         base = {"store": str(root / "store"), "partition": cfg.partition}
+        _log("re-judge --all: staged (workers=1, timed by stage)")
         staged = rejudge_child({**base, "mode": "staged", "verdicts_out": str(root / "staged.json")})
         profile = None
         if cfg.profile:
-            profiled = rejudge_child({**base, "mode": "staged", "profile": True})
-            profile = profiled.get("profile")
-        _log(f"re-judge: judge_runs workers=1 ({staged['seconds']:.1f}s staged)")
+            profile = rejudge_child({**base, "mode": "staged", "profile": True}).get("profile")
+        _log(f"re-judge --all: workers=1 ({staged['seconds']:.1f}s staged)")
         w1 = rejudge_child({**base, "mode": "judge_runs", "workers": 1, "verdicts_out": str(root / "w1.json")})
-        _log(f"re-judge: judge_runs workers={cfg.workers} ({w1['seconds']:.1f}s with 1)")
-        ww = rejudge_child({**base, "mode": "judge_runs", "workers": cfg.workers, "verdicts_out": str(root / "ww.json")})
-        _log(f"re-judge: small store ({small_runs} runs) for memory growth")
+        _log(f"re-judge --all: workers={w} ({w1['seconds']:.1f}s with 1)")
+        ww = rejudge_child({**base, "mode": "judge_runs", "workers": w, "verdicts_out": str(root / "ww.json")})
+        _log(f"re-judge --all: small store ({small_runs} runs) for memory growth")
         small_base = {"store": str(root / "store-small"), "partition": cfg.partition}
         s1 = rejudge_child({**small_base, "mode": "judge_runs", "workers": 1})
-        sw = rejudge_child({**small_base, "mode": "judge_runs", "workers": cfg.workers})
+        sw = rejudge_child({**small_base, "mode": "judge_runs", "workers": w})
         v_staged = json.loads((root / "staged.json").read_text())
         v_w1 = json.loads((root / "w1.json").read_text())
         v_ww = json.loads((root / "ww.json").read_text())
         results["rejudge"] = {
-            "runs": w1["runs"],
-            "events": c.events,
-            "staged": staged,
-            "workers_1": w1,
-            f"workers_{cfg.workers}": ww,
-            "workers": cfg.workers,
-            "same_verdicts_any_workers": v_w1 == v_ww == v_staged,
-            "profile_staged": profile,
+            "runs": w1["runs"], "events": c.events, "staged": staged, "workers_1": w1, f"workers_{w}": ww,
+            "workers": w, "same_verdicts_any_workers": v_w1 == v_ww == v_staged, "profile_staged": profile,
+            "load": load(),
         }
         results["memory"] = _memory(cfg, small_runs, w1, ww, s1, sw)
 
+        # -- re-judge what changed (traj judge) ------------------------------------------------
+        _log("incremental: nothing changed, then one task changed")
+        results["incremental"] = rejudge_child({**base, "mode": "incremental"})
+        results["incremental"]["load"] = load()
+
+        _log(f"judge floor: DuckDB reading what the judges need, grouped by run ({w} and 1 threads)")
+        results["floors"] = {f"judge_{w}": floors.judge_floor(store, w), "judge_1": floors.judge_floor(store, 1)}
+
+        # -- the held-out-style corpus: device runs, many screens each -------------------------
+        results["device_corpus"] = device_corpus(cfg, root)
+
         _log("queries")
         results["query"] = queries(store, cfg.query_repeat)
+        results["query"]["load"] = load()
         _log("traj view: start-up and time to first byte of each page")
         results["view"] = view_pages(root / "store")
+        results["view"]["load"] = load()
 
-        _log("baseline (a): DuckDB floor")
-        results["baselines"] = {"floor": baselines.floor(store)}
-        _log(f"baseline (b): per-run path on {len(c.per_run)} runs")
+        _log(f"baseline (b): per-run path on {len(c.per_run)} runs (one process)")
+        results["baselines"] = {}
         pr = baselines.per_run(c.run_dir, c.per_run, c.pairs)
         pr_verdicts = pr.pop("verdicts")
         mismatches = [r for r in pr_verdicts if v_staged.get(r) != pr_verdicts[r]]
         pr["same_verdicts_as_batch"] = not mismatches
         pr["mismatches"] = mismatches[:20]
         results["baselines"]["per_run"] = pr
-        samples = min(cfg.runs, cfg.inspect_samples)
-        _log(f"baseline (c): inspect score on {samples} samples")
-        if samples > 0:
-            results["baselines"]["inspect"] = inspect_baseline.measure(root / "inspect", samples)
+        samples = _inspect_runs(c, cfg.inspect_samples)
+        _log(f"baseline (c): inspect score on {len(samples)} of the corpus's runs (one process)")
+        if samples:
+            results["baselines"]["inspect"] = inspect_baseline.measure(
+                root / "inspect", c.run_dir, samples, c.pairs, v_staged)
         else:
             results["baselines"]["inspect"] = {"status": "skipped (--inspect-samples 0)"}
         results["verify"] = _verify_small(cfg)
     finally:
         if not cfg.keep and not cfg.workdir:
             shutil.rmtree(root, ignore_errors=True)
+    results["load_at_end"] = load()
     results["total_s"] = round(time.perf_counter() - t_all, 1)
     return results
+
+
+def _small_store(cfg: Config, c: Corpus, root: Path) -> int:
+    """One corpus file only: the small size of the memory figure gets its own store from the
+    first quarter of the runs."""
+    small_runs = max(1, cfg.runs // 4)
+    lines = []
+    with open(c.chunks[0], "rb") as fh:
+        wanted = {p.run_id for p in corpus.plan(cfg.runs)[:small_runs]}
+        for line in fh:
+            if json.loads(line)["run_id"] in wanted:
+                lines.append(line)
+    small = Store(root / "store-small")
+    ingest_bytes(small, b"".join(lines), "small", split_of=SuiteResolver(small).split_of)
+    return small_runs
+
+
+def _inspect_runs(c: Corpus, limit: int) -> list[str]:
+    """The first runs of the per-run files for the Inspect log, a pair never cut in two."""
+    runs = c.per_run[:limit]
+    if runs and runs[-1] in c.pairs and not set(c.pairs[runs[-1]]) <= set(runs):
+        runs = runs[:-1]
+    return runs
+
+
+def device_corpus(cfg: Config, root: Path) -> dict[str, Any]:
+    """The held-out-style corpus (device runs, ~90 events each, many screens): ingest, a full
+    re-judge on every worker, and the judge floor on as many threads."""
+    n = min(cfg.runs, cfg.device_runs)
+    if n <= 0:
+        return {"status": "skipped"}
+    path = root / "device.jsonl"
+    _log(f"device corpus: {n} runs x ~{cfg.device_events_per_run} events")
+    with open(path, "wb") as fh:
+        for line in corpus.generate(n, cfg.device_events_per_run, cfg.seed, names=("device",)):
+            fh.write(line + b"\n")
+    store = Store(root / "device-store")
+    ing = ingest_bench.library(store, [path], cfg.workers)
+    rj = rejudge_child({"store": str(root / "device-store"), "partition": cfg.partition, "mode": "judge_runs",
+                        "workers": cfg.workers})
+    floor = floors.judge_floor(store, cfg.workers)
+    return {
+        "runs": n, "events": ing["events"], "bytes": path.stat().st_size, "ingest": ing, "rejudge": rj,
+        "floor": floor, "rejudge_over_floor": round(rj["seconds"] / floor["median_s"], 2) if floor["median_s"] else None,
+        "load": load(),
+    }
 
 
 def _memory(cfg: Config, small_runs: int, w1: dict, ww: dict, s1: dict, sw: dict) -> dict[str, Any]:

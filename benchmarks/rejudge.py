@@ -6,7 +6,8 @@ JSON object: the timings, the verdict counts and the peak resident memory of the
 
 ``staged`` runs :func:`trajectory.judging.judge_runs` on one process and times its stages
 (select, load/replay, judge, write) through its ``hook`` argument; ``judge_runs`` calls it with
-``workers``. Both write a pass, as a real re-judge does.
+``workers`` (every run judged: ``traj judge --all``). Both write a pass, as a real re-judge
+does. ``incremental`` is ``traj judge`` without --all: nothing changed, then one task changed.
 """
 
 from __future__ import annotations
@@ -142,6 +143,58 @@ def end_to_end(store: Store, workers: int, partition: int = 2000) -> dict[str, A
     }
 
 
+def one_task_changed(store: Store, suite_name: str = "device") -> tuple[judging.SuiteResolver, str, list[str]]:
+    """A resolver whose ``suite_name`` suite has one task's data changed (what a fix to one
+    task file does: that task's judge version changes, no other's, and no verdict), the task,
+    and the finished runs of it. The task with the most finished runs is taken."""
+    import suites as suite_pkg
+    from msgspec.structs import replace
+
+    from trajectory.query import Views
+
+    with Views(store, split=None) as views:
+        rows = views.con.execute(
+            "SELECT task, list(run_id ORDER BY run_id) FROM events WHERE kind = 'run_finished' AND suite = ? "
+            "GROUP BY task ORDER BY count(*) DESC, task LIMIT 1", [suite_name]
+        ).fetchall()
+    if not rows:
+        raise RuntimeError(f"no finished {suite_name} runs to change a task of")
+    task, runs = rows[0]
+    suite = suite_pkg.load_builtin(suite_name)
+    tf = suite.tasks[task]
+    suite.tasks[task] = replace(tf, raw={**tf.raw, "maxSteps": (tf.raw.get("maxSteps") or 0) + 1})
+    return judging.SuiteResolver(store, overrides={a: suite for a in suite_pkg.aliases(suite)}), task, runs
+
+
+def incremental(store: Store, partition: int = 2000) -> dict[str, Any]:
+    """``traj judge`` without --all, twice: with nothing changed since the last pass, then
+    after one task's data changed. Timed inside the call (the process's start-up is the
+    difference to its wall time, measured by the parent)."""
+    t0 = time.perf_counter()
+    none = judging.judge_runs(store, judging.SuiteResolver(store), incremental=True, partition=partition,
+                              by="benchmark", command="benchmarks incremental (nothing changed)")
+    t_none = time.perf_counter() - t0
+    resolver, task, runs = one_task_changed(store)
+    before = {r["run_id"]: r for r in judging.current_rows(store, runs).values()}
+    t0 = time.perf_counter()
+    result = judging.judge_runs(store, resolver, incremental=True, partition=partition,
+                                by="benchmark", command=f"benchmarks incremental (task {task} changed)")
+    t_one = time.perf_counter() - t0
+    judged = sorted(r["run_id"] for r in result.rows)
+    same = all(
+        (r["outcome"], round(r["score"], 9)) == (before[r["run_id"]]["outcome"], round(before[r["run_id"]]["score"], 9))
+        for r in result.rows if r["run_id"] in before
+    )
+    return {
+        "nothing_changed": {"seconds": round(t_none, 4), "judged": len(none.rows), "up_to_date": none.up_to_date},
+        "one_task": {
+            "task": task, "seconds": round(t_one, 4), "judged": len(judged), "runs_of_task": len(runs),
+            "judged_exactly_its_runs": judged == sorted(runs), "up_to_date": result.up_to_date,
+            "same_verdicts_as_full_pass": same and len(before) == len(runs),
+        },
+    }
+
+
 def top_functions(profile: cProfile.Profile, n: int = 15) -> list[str]:
     """The ``n`` functions with the most cumulative time, one line each."""
     out = io.StringIO()
@@ -161,6 +214,8 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
     with TreeSampler() as sampler:
         if spec["mode"] == "staged":
             out = staged(store, partition)
+        elif spec["mode"] == "incremental":
+            out = incremental(store, partition)
         else:
             out = end_to_end(store, int(spec.get("workers", 1)), partition)
     if profile is not None:
@@ -174,7 +229,8 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
     verdict_file = spec.get("verdicts_out")
     if verdict_file:
         Path(verdict_file).write_text(json.dumps(out["verdicts"]))
-    out["outcomes"] = _count(v[0] for v in out.pop("verdicts").values())
+    if "verdicts" in out:
+        out["outcomes"] = _count(v[0] for v in out.pop("verdicts").values())
     return out
 
 

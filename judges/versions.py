@@ -60,14 +60,40 @@ def _origin(name: str) -> str | None:
     return path if path and path.endswith(".py") else None
 
 
-def _imports(name: str, path: str) -> set[str]:
-    """Module names the source of ``name`` imports (wherever the import statement is)."""
+def _statements(tree: ast.AST):  # noqa: ANN202 - an iterator of ast.stmt
+    """Every statement of a module, at any depth (an import is a statement: expressions are
+    not looked into, which is most of a module's nodes)."""
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            children = getattr(node, field, None)
+            if isinstance(children, list):
+                for child in children:
+                    if isinstance(child, (ast.stmt, ast.excepthandler, ast.match_case)):
+                        todo.append(child)
+                        if isinstance(child, ast.stmt):
+                            yield child
+
+
+def _imports(name: str, path: str) -> frozenset[str]:
+    """Module names the source of ``name`` imports (wherever the import statement is).
+
+    Memoised per process and per version of the file (its size and modification time): the
+    suites of one pass share most modules (judges, replay, events).
+    """
+    stat = Path(path).stat()
+    return _imports_of(name, path, stat.st_mtime_ns, stat.st_size)
+
+
+@lru_cache(maxsize=4096)
+def _imports_of(name: str, path: str, mtime_ns: int, size: int) -> frozenset[str]:
     source = Path(path).read_bytes()
     with _PARSING:
         tree = ast.parse(source, filename=path)
     package = name if Path(path).name == "__init__.py" else name.rpartition(".")[0]
     out: set[str] = set()
-    for node in ast.walk(tree):
+    for node in _statements(tree):
         if isinstance(node, ast.Import):
             out.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -80,7 +106,7 @@ def _imports(name: str, path: str) -> set[str]:
             out.add(target)
             # ``from pkg import name``: name may be a submodule.
             out.update(f"{target}.{alias.name}" for alias in node.names if alias.name != "*")
-    return out
+    return frozenset(out)
 
 
 def _with_parents(name: str) -> list[str]:

@@ -1,18 +1,22 @@
-"""The vectorised replay: RunStates for many runs at once, from one DuckDB aggregation.
+"""The vectorised replay: RunStates for many runs at once, from two DuckDB queries.
 
 The per-run fold decodes every event and folds it in Python. Most events of a long run are
 steps and screen reads that a judge never looks at one by one, so this path lets DuckDB group
-and aggregate the events table (counts, token and time totals, the final answer, the sheet's
-operations, the last screens) and builds Python objects only for what a judge declared it
-reads (:class:`Reads`). The rarer kinds (state changes, questions, cards, takeovers, probes,
-judgements) and the start and finish events are decoded as in the fold.
+and aggregate the typed columns of the events table (counts, token and time totals, the final
+answer, the sheet's operations, the screens) and builds Python objects only for what a judge
+declared it reads (:class:`Reads`); screens and steps come as JSON that msgspec decodes into
+their structs in one call per run. Only the events that must be decoded whole — the start and
+finish, the rarer kinds (state changes, questions, cards, takeovers, probes, judgements), the
+step details a judge reads — are read from the events' JSON (:func:`detail_sql`), so the
+large column of whole events is read for a few percent of the rows.
 
 For every part that ``reads`` asks for, the result equals the fold's; ``Reads()`` asks for all
-of it, and a property test holds ``replay_batch`` equal to ``replay`` for any run.
+of it, and a property test holds the batch path equal to ``replay`` for any run.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import msgspec
@@ -65,61 +69,65 @@ def _objects(kind: str, decl: Any = None) -> dict[str, list[tuple[str, str]]]:
     return out
 
 
-def _given(columns: list[tuple[str, str]], field: str) -> str:
-    """SQL: was the object given? Its columns say so, or (all of them null) the JSON does."""
-    nulls = " AND ".join(f"{c} IS NULL" for c, _ in columns)
-    return f"CASE WHEN {nulls} THEN json_exists(data, '$.{field}') ELSE TRUE END"
+def _all_null(columns: list[tuple[str, str]]) -> str:
+    return " AND ".join(f"{c} IS NULL" for c, _ in columns)
 
 
 def _pack(kind: str, decl: Any) -> str:
     cols = [f"{c.name} := {c.name}" for c in decl.kind_columns(kind)]
-    cols += [f"{field}__given := {_given(members, field)}" for field, members in _objects(kind, decl).items()]
     return "struct_pack(seq := seq, " + ", ".join(cols) + ")"
 
 
-def batch_sql(reads: Reads | dict[str, Reads], source: str = "events", decl: Any = None) -> str:
-    """One row per run with everything :func:`build_state` needs.
+def _screen_json(decl: Any) -> str:
+    """One screen read as the JSON object of a :class:`Screen`, from its typed columns. A
+    small object whose columns are all null is null here: whether it was given at all is read
+    from the event itself (see detail_sql)."""
+    parts = ["seq := seq"]
+    for c in decl.kind_columns("screen_read"):
+        for k, path in c.sources:
+            if k == "screen_read" and len(path) == 1 and path[0] in Screen.__struct_fields__:
+                parts.append(f"{path[0]} := {c.name}")
+    for field, members in _objects("screen_read", decl).items():
+        pack = ", ".join(f"{key} := {col}" for col, key in members)
+        parts.append(f"{field} := CASE WHEN {_all_null(members)} THEN NULL ELSE struct_pack({pack}) END")
+    return "struct_pack(" + ", ".join(parts) + ")"
+
+
+def _suites_where(reads: Reads | dict[str, Reads], test: Any) -> str:
+    if isinstance(reads, Reads):
+        return "TRUE" if test(reads) else "FALSE"
+    return _in(sorted(k for k, r in reads.items() if test(r)))
+
+
+def batch_sql(reads: Reads | dict[str, Reads], source: str = "events", decl: Any = None, where: str = "TRUE") -> str:
+    """One row per run with everything :func:`build_state` needs but the whole events, from
+    the typed columns only (a run's whole events come from :func:`detail_sql`).
 
     ``reads``: one :class:`Reads` for every run, or one per suite name (runs of a suite not in
     the mapping read nothing optional). The screens and steps of each run are aggregated only
     as far as its own suite reads them; :func:`build_state` takes the run's own ``Reads``.
+    Screens and steps come as JSON text that msgspec decodes straight into their structs.
     The columns come from the event declaration (trajectory/columns.py; ``decl``: another
-    declaration than the module's, for tests).
+    declaration than the module's, for tests). ``where``: which events (runs) to read.
     """
     decl = decl or _DECL
-    if isinstance(reads, Reads):
-        screens_where = "TRUE" if reads.screens != 0 else "FALSE"
-        steps_where = "TRUE" if reads.steps else "FALSE"
-        detail = "data" if reads.step_actions is None else (
-            f"CASE WHEN action IN ({', '.join(_q(a) for a in reads.step_actions) or 'NULL'}) THEN data END"
-        )
-    else:
-        screens_where = _in(sorted(k for k, r in reads.items() if r.screens != 0))
-        steps_where = _in(sorted(k for k, r in reads.items() if r.steps))
-        whens = []
-        for k, r in sorted(reads.items()):
-            if not r.steps:
-                continue
-            if r.step_actions is None:
-                whens.append(f"WHEN suite = {_q(k)} THEN data")
-            elif r.step_actions:
-                whens.append(
-                    f"WHEN suite = {_q(k)} AND action IN ({', '.join(_q(a) for a in r.step_actions)}) THEN data"
-                )
-        detail = f"CASE {' '.join(whens)} END" if whens else "NULL"
+    screens_where = _suites_where(reads, lambda r: r.screens != 0)
+    steps_where = _suites_where(reads, lambda r: r.steps)
     route = _objects("screen_read", decl)["route"]
+    given = " OR ".join(f"{c} IS NOT NULL" for c, _ in route)
     last_route = (
-        "arg_max(struct_pack(" + ", ".join(f"{key} := {c}" for c, key in route) + "), seq) "
-        f"FILTER (WHERE kind = 'screen_read' AND {_given(route, 'route')})"
+        "arg_max(struct_pack(seq := seq, " + ", ".join(f"{key} := {c}" for c, key in route) + "), seq) "
+        f"FILTER (WHERE kind = 'screen_read' AND ({given}))"
     )
-    screens = f"list({_pack('screen_read', decl)} ORDER BY seq) FILTER (WHERE kind = 'screen_read' AND {screens_where})"
+    screens = (
+        f"to_json(list({_screen_json(decl)} ORDER BY seq) FILTER (WHERE kind = 'screen_read' AND {screens_where}))"
+    )
     steps = (
-        f"list(struct_pack(seq := seq, action := action, data := {detail}) ORDER BY seq) "
-        f"FILTER (WHERE kind = 'step_taken' AND {steps_where})"
+        "to_json(list(struct_pack(seq := seq, action := action) ORDER BY seq) "
+        f"FILTER (WHERE kind = 'step_taken' AND {steps_where}))"
     )
     sheet = f"list({_pack('sheet_changed', decl)} ORDER BY seq) FILTER (WHERE kind = 'sheet_changed')"
     [answer] = decl.kind_columns("answer_given")
-    rare = ", ".join(_q(k) for k in decl.kinds if k not in AGGREGATED) or "NULL"
     figures = ",\n    ".join(f"coalesce(sum({c.name}), 0) AS {c.name}" for c in decl.figures)
     return f"""
 SELECT
@@ -128,20 +136,62 @@ SELECT
     max(seq) AS last_seq,
     count(*) AS n_events,
     arg_max(ts, seq) AS last_at,
-    any_value(data) FILTER (WHERE kind = 'run_started') AS start,
-    any_value(data) FILTER (WHERE kind = 'run_finished') AS finish,
     arg_max({answer.name}, seq) FILTER (WHERE kind = 'answer_given') AS answer,
     {sheet} AS sheet_ops,
     {last_route} AS last_route,
     count(*) FILTER (WHERE kind = 'step_taken') AS n_steps,
     count(*) FILTER (WHERE kind = 'screen_read') AS n_screens,
-    list(data ORDER BY seq) FILTER (WHERE kind IN ({rare})) AS rare,
     {figures},
-    {screens} AS screens,
-    {steps} AS steps
+    {screens}::VARCHAR AS screens,
+    {steps}::VARCHAR AS steps
 FROM {source}
+WHERE {where}
 GROUP BY run_id
 """
+
+
+def detail_sql(reads: Reads | dict[str, Reads], source: str = "events", decl: Any = None, where: str = "TRUE") -> str:
+    """The events :func:`build_state` decodes whole: ``run_id, seq, kind, data`` of each run's
+    start and finish and of the kinds not aggregated, of the screen reads whose small objects
+    the typed columns cannot tell given from absent, and of the steps whose details the run's
+    suite reads. Ordered by run and seq.
+
+    Three plain selections, each a filter the Parquet reader can push down: with the events
+    table's files sorted by kind (see trajectory/ingest.py), the row groups of the common kinds
+    are skipped without reading their whole events.
+    """
+    decl = decl or _DECL
+    whole = ", ".join(_q(k) for k in ("run_started", "run_finished", *rare_kinds(decl)))
+    screens = " OR ".join(f"({_all_null(members)})" for members in _objects("screen_read", decl).values()) or "FALSE"
+    if isinstance(reads, Reads):
+        if not reads.steps:
+            steps = "FALSE"
+        elif reads.step_actions is None:
+            steps = "TRUE"
+        else:
+            steps = f"action IN ({', '.join(_q(a) for a in reads.step_actions) or 'NULL'})"
+    else:
+        whens = []
+        for k, r in sorted(reads.items()):
+            if not r.steps:
+                continue
+            if r.step_actions is None:
+                whens.append(f"suite = {_q(k)}")
+            elif r.step_actions:
+                whens.append(f"(suite = {_q(k)} AND action IN ({', '.join(_q(a) for a in r.step_actions)}))")
+        steps = " OR ".join(whens) or "FALSE"
+    select = f"SELECT run_id, seq, kind, data FROM {source} WHERE ({where}) AND "
+    return (
+        f"{select}kind IN ({whole})\n"
+        f"UNION ALL {select}kind = 'screen_read' AND ({screens})\n"
+        f"UNION ALL {select}kind = 'step_taken' AND ({steps})\n"
+        "ORDER BY run_id, seq"
+    )
+
+
+def rare_kinds(decl: Any = None) -> tuple[str, ...]:
+    """The kinds not aggregated: decoded and applied through the fold's own effect."""
+    return tuple(k for k in (decl or _DECL).kinds if k not in AGGREGATED)
 
 
 def sql_str(text: str) -> str:
@@ -154,25 +204,35 @@ _q = sql_str
 
 _decode = ev.DECODER.decode
 _value_decoder = msgspec.json.Decoder()
-_SCREEN_OBJECTS = {field: (_DECL.by_kind["screen_read"], members) for field, members in _objects("screen_read").items()}
-_SCREEN_COLUMNS = tuple(c.name for c in _DECL.kind_columns("screen_read") if c.name in Screen.__struct_fields__)
+_SCREENS = msgspec.json.Decoder(tuple[Screen, ...])
+_SCREEN = msgspec.json.Decoder(Screen)
+_STEPS = msgspec.json.Decoder(tuple[Step, ...])
+_STEP = msgspec.json.Decoder(Step)
 _FIGURE_TYPES = tuple((c.name, int if c.type == "int64" else float) for c in _DECL.figures)
 
+#: A run's whole events that build_state reads, in seq order: (seq, kind, data).
+Detail = tuple[int, str, "str | bytes"]
 
-def _screen(s: dict[str, Any]) -> Screen:
-    fields = {name: s[name] for name in _SCREEN_COLUMNS}
-    for field, (_, members) in _SCREEN_OBJECTS.items():
-        if s[f"{field}__given"]:
-            fields[field] = ev.Route(**{key: s[col] for col, key in members})
+
+def build_state(row: dict[str, Any], reads: Reads = ALL, details: Sequence[Detail] = ()) -> RunState:
+    """One run's RunState from its aggregated row and its detail events (:func:`detail_sql`)."""
+    start: ev.Event | None = None
+    finish: ev.Event | None = None
+    rare: list[str | bytes] = []
+    screen_events: dict[int, str | bytes] = {}
+    step_events: dict[int, str | bytes] = {}
+    for seq, kind, data in details:
+        if kind == "run_started":
+            start = _decode(data)
+        elif kind == "run_finished":
+            finish = _decode(data)
+        elif kind == "screen_read":
+            screen_events[seq] = data
+        elif kind == "step_taken":
+            step_events[seq] = data
         else:
-            fields[field] = None
-    return Screen(seq=s["seq"], **fields)
-
-
-def build_state(row: dict[str, Any], reads: Reads = ALL) -> RunState:
-    """One run's RunState from its aggregated row."""
-    start = _decode(row["start"])
-    assert isinstance(start, ev.RunStarted)
+            rare.append(data)
+    assert isinstance(start, ev.RunStarted), f"run {row['run_id']}: no run_started among its details"
     answers: dict[str, Any] = {}
     submitted = False
     for op in row["sheet_ops"] or ():
@@ -180,28 +240,38 @@ def build_state(row: dict[str, Any], reads: Reads = ALL) -> RunState:
             answers[str(op["field"])] = _value_decoder.decode(op["value"])
         else:
             submitted = op["op"] == "submit"
+    # The route: the latest screen read's that was given, else the start's. The typed columns
+    # give the latest with a value; a later one given empty is among the screen details.
     route = start.route
+    route_seq = -1
     if row["last_route"] is not None:
-        route = ev.Route(**row["last_route"])
+        last = dict(row["last_route"])
+        route_seq = last.pop("seq")
+        route = ev.Route(**last)
+    fixed = {seq: _SCREEN.decode(data) for seq, data in screen_events.items()}
+    for seq, screen in fixed.items():
+        if screen.route is not None and seq > route_seq:
+            route, route_seq = screen.route, seq
     screens: tuple[Screen, ...] = ()
-    read_screens = row["screens"] if reads.screens != 0 else None
-    if read_screens and reads.screens > 0:
-        read_screens = read_screens[-reads.screens :]
-    if read_screens:
-        screens = tuple(_screen(s) for s in read_screens)
+    if reads.screens != 0 and row["screens"]:
+        screens = _SCREENS.decode(row["screens"])
+        if fixed:
+            screens = tuple(fixed.get(s.seq, s) for s in screens)
+        if reads.screens > 0:
+            screens = screens[-reads.screens :]
     steps: tuple[Step, ...]
-    if reads.steps and row["steps"] is not None:
-        steps = tuple(_step(s) for s in row["steps"])
+    if reads.steps and row["steps"]:
+        steps = _STEPS.decode(row["steps"])
+        if step_events:
+            steps = tuple(_STEP.decode(step_events[s.seq]) if s.seq in step_events else s for s in steps)
     else:
         # Only the count was read: placeholders keep len(state.steps) right.
         steps = (_NO_STEP,) * row["n_steps"]
-    finish: dict[str, Any] = {}
-    if row["finish"] is not None:
-        fin = _decode(row["finish"])
-        assert isinstance(fin, ev.RunFinished)
-        finish = finish_fields(fin)
     fields = start_fields(start)
     fields.update(route=route)
+    if finish is not None:
+        assert isinstance(finish, ev.RunFinished)
+        fields.update(finish_fields(finish))
     totals = {name: cast(row[name]) for name, cast in _FIGURE_TYPES}
     state = RunState(
         run_id=row["run_id"],
@@ -212,26 +282,28 @@ def build_state(row: dict[str, Any], reads: Reads = ALL) -> RunState:
         steps=steps,
         totals=Totals(**totals),
     )
-    for data in row["rare"] or ():
+    for data in rare:
         state = effect(state, _decode(data))
-    return replace(state, seq=row["last_seq"], last_at=row["last_at"], **finish)
+    return replace(state, seq=row["last_seq"], last_at=row["last_at"])
 
 
-def start_state(row: dict[str, Any]) -> RunState:
-    """What a run's aggregated row says before any event but its start (suite, task, batch...):
-    the state a run whose replay failed is reported with."""
-    start = _decode(row["start"])
-    assert isinstance(start, ev.RunStarted)
+def group_details(rows: Iterable[tuple[str, int, str, Any]]) -> dict[str, list[Detail]]:
+    """Detail rows (run_id, seq, kind, data; ordered by run and seq) by run."""
+    out: dict[str, list[Detail]] = {}
+    for run_id, seq, kind, data in rows:
+        got = out.get(run_id)
+        if got is None:
+            got = out[run_id] = []
+        got.append((seq, kind, data))
+    return out
+
+
+def start_state(row: dict[str, Any], details: Sequence[Detail] = ()) -> RunState:
+    """What a run's start says (suite, task, batch...), from its detail events: the state a
+    run whose replay failed is reported with."""
+    start = next((_decode(data) for _, kind, data in details if kind == "run_started"), None)
+    assert isinstance(start, ev.RunStarted), f"run {row['run_id']}: no run_started among its details"
     return RunState(run_id=row["run_id"], **start_fields(start))
 
 
 _NO_STEP = Step(seq=-1, action="")
-
-
-def _step(s: dict[str, Any]) -> Step:
-    # Only the action was read for this step (see Reads.step_actions).
-    if s["data"] is None:
-        return Step(seq=s["seq"], action=s["action"])
-    e = _decode(s["data"])
-    return Step(seq=e.seq, action=e.action, args=e.args, thought=e.thought)  # type: ignore[attr-defined]
-

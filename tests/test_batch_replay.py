@@ -6,7 +6,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from replay import replay
-from replay.batch import Reads, batch_sql, build_state
+from replay.batch import Reads, batch_sql, build_state, detail_sql, group_details
 from strategies import runs
 from trajectory import events as ev
 from trajectory.ingest import ingest_bytes
@@ -17,7 +17,8 @@ from trajectory.store import Store
 def batch_states(store: Store, reads: Reads = Reads()) -> dict:
     with Views(store, split=None) as v:
         rows = v.con.sql(batch_sql(reads)).to_arrow_table().to_pylist()
-    return {r["run_id"]: build_state(r, reads) for r in rows}
+        details = group_details(v.con.sql(detail_sql(reads)).fetchall())
+    return {r["run_id"]: build_state(r, reads, details[r["run_id"]]) for r in rows}
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])

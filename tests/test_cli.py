@@ -90,7 +90,10 @@ def test_judge_diff_query_runs_show(sdir, runs_file, tmp_path) -> None:
     assert r.exit_code == 0 and "judged 2 runs (1 pass, 1 fail); left 1 open run unjudged" in r.output
     r = traj("diff", "--store", sdir)
     assert r.exit_code == 0 and "0 runs judged before, 0 flips (2 judged for the first time)" in r.output
-    traj("judge", "--store", sdir)
+    r = traj("judge", "--store", sdir)  # incremental: every verdict still stands
+    assert r.exit_code == 0 and "nothing to judge: 2 runs up to date" in r.output
+    r = traj("judge", "--all", "--store", sdir)
+    assert r.exit_code == 0 and "judged 2 runs (1 pass, 1 fail)" in r.output
     r = traj("diff", "--store", sdir)
     assert r.exit_code == 0 and "2 runs judged before, 0 flips" in r.output
     r = traj("judge", "--dry-run", "--store", sdir)

@@ -50,7 +50,7 @@ def filled_store(root: Path) -> tuple[Store, Path]:
     return store, new
 
 
-COMMANDS = [["ingest", "{new}"], ["judge"], ["compact"]]
+COMMANDS = [["ingest", "{new}"], ["judge", "--all"], ["compact"]]  # --all: a pass that writes
 
 
 def assert_one_line_and_intact(store: Store, new: Path, what: str, before: dict, prefix=None) -> list[str]:

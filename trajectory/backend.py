@@ -193,6 +193,7 @@ def delta_append(
             schema_mode="merge",
             storage_options=backend.storage_options,
             commit_properties=props,
+            writer_properties=writer_properties(),
         )
     except CommitFailedError as exc:
         raise CommitConflict(f"{backend}/{name}: another writer committed first") from exc
@@ -200,6 +201,19 @@ def delta_append(
         if after is not None and "already exists" in str(exc):
             raise CommitConflict(f"{backend}/{name}: another writer created the table first") from exc
         raise
+
+
+#: Rows per Parquet row group of the store's files. Smaller than delta-rs's default (one group
+#: per ~1M rows), so that a scan can skip by statistics (the events of one kind, a range of
+#: runs; see trajectory/ingest.sort_for_layout) and DuckDB can read one file on several threads.
+ROW_GROUP_ROWS = 64 * 1024
+
+
+def writer_properties():  # noqa: ANN201 - deltalake.WriterProperties
+    """How every backend writes Parquet files for delta-rs."""
+    from deltalake import WriterProperties
+
+    return WriterProperties(max_row_group_size=ROW_GROUP_ROWS, compression="SNAPPY")
 
 
 def write_batches(batches: Iterable[pa.RecordBatch], schema: pa.Schema) -> pa.RecordBatchReader:

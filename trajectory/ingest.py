@@ -7,11 +7,11 @@ then the seq rules. Every refusal names ``FILE:LINE: $.path: message (run R, seq
 
 from __future__ import annotations
 
-import array
 import contextlib
 import dataclasses
 import gc
 import itertools
+import json
 import re
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -20,13 +20,15 @@ from typing import Any
 import msgspec
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.json as pajson
 
 from . import events as ev
 from . import interrupts
+from .batchplan import PlainPath, Workers, ingest_chunks
 from .errors import ConflictError, LimitError, SchemaError, TrajError
+from .eventrows import rows, sort_for_layout  # noqa: F401 - the rows of new events, for callers
 from .jsonkeys import duplicate_key
 from .patchcheck import WorldCheck
+from .staging import CHUNK_BYTES, Chunk, chunks_of_bytes, chunks_of_file
 from .store import Store, now_utc
 from .tables import ARROW_TYPES, EVENTS_SCHEMA, TS, events_schema
 from .text import first_difference, plural
@@ -151,9 +153,10 @@ def _where(raw: bytes) -> str:
     return f" ({', '.join(parts)})" if parts else ""
 
 
-# A JSON string (with its escapes) or one bracket: strings are skipped whole, so a bracket
-# inside a string never counts, and the scan runs in the regex engine, not byte by byte.
-_STRING_OR_BRACKET = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+# A JSON string with its escapes (written unrolled: one regex step per run of plain characters).
+# Strings are removed whole before brackets are counted, so a bracket inside one never counts.
+_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
+_NOT_BRACKETS = bytes(c for c in range(256) if c not in b"[]{}")
 
 
 def _depth_exceeds(raw: bytes, limit: int) -> bool:
@@ -161,18 +164,40 @@ def _depth_exceeds(raw: bytes, limit: int) -> bool:
     if raw.count(b"[") + raw.count(b"{") <= limit:
         return False
     depth = 0
-    for m in _STRING_OR_BRACKET.finditer(raw):
-        token = m.group()
-        if token in (b"[", b"{"):
+    for byte in _STRING.sub(b"", raw).translate(None, _NOT_BRACKETS):
+        if byte in (0x5B, 0x7B):  # [ {
             depth += 1
             if depth > limit:
                 return True
-        elif token in (b"]", b"}"):
+        else:
             depth -= 1
     return False
 
 
+def line_problem(raw: bytes, limits: Limits = DEFAULT_LIMITS) -> tuple[str | None, int]:
+    """What is wrong with one non-blank line (after ``FILE:LINE: ``), or None; and 1 when the
+    problem is a limit rather than malformed input."""
+    if len(raw) > limits.max_line_bytes:
+        return f"$: line is {len(raw)} bytes, over the limit of {limits.max_line_bytes}", 1
+    if raw.startswith(_BOM):  # the decoder would only say "invalid character"
+        return "$: the file starts with a UTF-8 byte order mark (BOM); save it without one", 0
+    if raw.count(b"[") + raw.count(b"{") > limits.max_depth and _depth_exceeds(raw, limits.max_depth):
+        return f"$: nesting deeper than the limit of {limits.max_depth}{_where(raw)}", 1
+    try:
+        event = ev.DECODER.decode(raw)
+    except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+        path, msg = _describe(exc)
+        return f"{path}: {msg}{_where(raw)}", 0
+    except RecursionError:  # only reachable with a --max-depth above the decoder's own
+        return f"$: nesting too deep to decode{_where(raw)}", 0
+    dup = duplicate_key(raw, ev.stored_and_canonical(event)[0])
+    if dup is not None:
+        return f"{dup[0]}: key {_short(dup[1])} given twice in one object{_where(raw)}", 0
+    return None, 0
+
+
 Progress = Callable[[int, int], None]  # (lines read, lines) of a batch: a progress bar's figures
+_BOM = b"\xef\xbb\xbf"
 
 
 def parse(data: bytes, source: str, limits: Limits = DEFAULT_LIMITS, progress: Progress | None = None) -> list[Parsed]:
@@ -192,36 +217,25 @@ def parse(data: bytes, source: str, limits: Limits = DEFAULT_LIMITS, progress: P
             raw = raw[:-1]
         if not raw.strip():
             continue
-        problem: str | None = None
-        if len(raw) > limits.max_line_bytes:
-            over_limit += 1
-            problem = (
-                f"$: line is {len(raw)} bytes, over the limit of {limits.max_line_bytes}"
-            )
-        elif lineno == 1 and raw.startswith(b"\xef\xbb\xbf"):  # the decoder would only say "invalid character"
-            problem = "$: the file starts with a UTF-8 byte order mark (BOM); save it without one"
-        elif raw.count(b"[") + raw.count(b"{") > limits.max_depth and _depth_exceeds(raw, limits.max_depth):
-            over_limit += 1
-            problem = f"$: nesting deeper than the limit of {limits.max_depth}"
-        else:
+        if len(raw) <= limits.max_line_bytes and raw.count(b"[") + raw.count(b"{") <= limits.max_depth:
             try:
                 event = decode(raw)
-            except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-                path, msg = _describe(exc)
-                problem = f"{path}: {msg}"
-            except RecursionError:  # only reachable with a --max-depth above the decoder's own
-                problem = "$: nesting too deep to decode"
+            except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
+                pass
             else:
                 body, same = encode(event)
-                dup = duplicate_key(raw, body)
-                if dup is None:
+                if duplicate_key(raw, body) is None:
                     out.append(Parsed(lineno, event, body, digest(same)))
                     continue
-                problem = f"{dup[0]}: key {_short(dup[1])} given twice in one object"
+        problem, limit = line_problem(raw, limits)
+        if problem is None:  # a line with many brackets that does not nest too deep
+            body, same = encode(event := decode(raw))
+            out.append(Parsed(lineno, event, body, digest(same)))
+            continue
         n_problems += 1
+        over_limit += limit
         if len(problems) < MAX_REPORTED:
-            where = "" if len(raw) > limits.max_line_bytes else _where(raw)
-            problems.append(_one_line(f"{source}:{lineno}: {problem}{where}"))
+            problems.append(_one_line(f"{source}:{lineno}: {problem}"))
     if problems:
         raise _refusal(LimitError if over_limit == n_problems else SchemaError, problems, n_problems)
     return out
@@ -248,12 +262,21 @@ class Existing:
     info: RunInfo | None
 
 
+def existing_table(store: Store, run_ids: Sequence[str] | pa.Array, version: int | None = None) -> pa.Table:
+    """The stored events of these runs (as of ``version``, -1: none yet): run_id, seq, hash,
+    kind and the run columns."""
+    cols = ["run_id", "seq", "hash", "kind", *run_fields()]
+    if not len(run_ids) or (version is None and not store.has_table("events")) or (version is not None and version < 0):
+        return EVENTS_SCHEMA.empty_table().select(cols)
+    values = run_ids if isinstance(run_ids, pa.Array) else pa.array(list(run_ids), pa.string())
+    return store.read("events", columns=cols, filter=pc.field("run_id").isin(values), version=version)
+
+
 def existing_runs(store: Store, run_ids: Sequence[str], version: int | None = None) -> dict[str, Existing]:
     if not run_ids or (version is None and not store.has_table("events")) or (version is not None and version < 0):
         return {}
     fields = run_fields()
-    cols = ["run_id", "seq", "hash", "kind", *fields]
-    table = store.read("events", columns=cols, filter=pc.field("run_id").isin(list(run_ids)), version=version)
+    table = existing_table(store, run_ids, version)
     out: dict[str, Existing] = {}
     for row in table.to_pylist():
         run = out.get(row["run_id"])
@@ -379,115 +402,6 @@ def plan_batch(
     return new, present
 
 
-# -- rows -----------------------------------------------------------------------------------
-
-
-def _json_or_none(value: Any) -> str | None:
-    return None if value is None else msgspec.json.encode(value).decode()
-
-
-def _strings(parts: Sequence[bytes]) -> pa.Array:
-    """A string array straight from encoded bytes (no per-item Python str)."""
-    offsets = array.array("q", [0])
-    offsets.extend(itertools.accumulate(len(p) for p in parts))
-    return pa.LargeStringArray.from_buffers(
-        len(parts), pa.py_buffer(offsets), pa.py_buffer(b"".join(parts))
-    ).cast(pa.string())
-
-
-def _reader_schema(decl: Any) -> pa.Schema:
-    """The keys of the stored event JSON that typed columns come from, for Arrow's JSON reader
-    (C++, all cores) instead of one Python attribute at a time."""
-    top: dict[str, Any] = {"kind": pa.string()}
-    for col in decl.columns:
-        if col.json or col in decl.run_columns:
-            continue
-        for _, path in col.sources:
-            typ = ARROW_TYPES[col.type]
-            if len(path) == 1:
-                top[path[0]] = typ
-            else:
-                sub = top.setdefault(path[0], {})
-                sub[path[1]] = typ
-    return pa.schema([
-        (k, pa.struct(list(v.items())) if isinstance(v, dict) else v) for k, v in top.items()
-    ])
-
-
-def _column(typed: pa.Table, col: Any) -> pa.ChunkedArray:
-    """One typed column: each source kind's field, null for the events of other kinds. A
-    figure is 0 where its object is there but the figure left out, null with no object."""
-    kind = typed.column("kind")
-    by_path: dict[tuple[str, ...], list[str]] = {}
-    for source_kind, path in col.sources:
-        by_path.setdefault(path, []).append(source_kind)
-    out = None
-    for path, kinds in by_path.items():
-        arr = typed.column(path[0])
-        if len(path) > 1:
-            field = pc.struct_field(arr, path[1])
-            if col.figure:
-                field = pc.if_else(pc.is_valid(arr), pc.fill_null(field, 0), pa.scalar(None, field.type))
-            arr = field
-        if col.name not in ("run_id", "seq", "ts"):
-            arr = pc.if_else(pc.is_in(kind, value_set=pa.array(kinds)), arr, pa.scalar(None, arr.type))
-        out = arr if out is None else pc.coalesce(out, arr)
-    assert out is not None
-    return out
-
-
-def _run_columns(infos: Sequence[dict[str, Any]], schema: pa.Schema, names: Sequence[str]) -> dict[str, pa.Array]:
-    """The run_started fields copied onto each event: built once per run, then taken per event."""
-    index: dict[int, int] = {}
-    per_run: list[dict[str, Any]] = []
-    take = []
-    for info in infos:
-        k = index.get(id(info))
-        if k is None:
-            k = index[id(info)] = len(per_run)
-            per_run.append(info)
-        take.append(k)
-    positions = pa.array(take, pa.int64())
-    return {f: pa.array([i.get(f) for i in per_run], schema.field(f).type).take(positions) for f in names}
-
-
-def rows(new: Sequence[tuple[Parsed, dict[str, Any]]], commit_id: str, decl: Any = None) -> pa.Table:
-    """Arrow rows for new events, in the events table's schema (both derived from ``decl``,
-    the event declaration)."""
-    decl = decl or ev.declaration()
-    schema = EVENTS_SCHEMA if decl is ev.declaration() else events_schema(decl)
-    datas = [p.data for p, _ in new]
-    typed = pajson.read_json(
-        pa.BufferReader(b"\n".join(datas)),
-        read_options=pajson.ReadOptions(block_size=1 << 24),
-        parse_options=pajson.ParseOptions(explicit_schema=_reader_schema(decl), unexpected_field_behavior="ignore"),
-    )
-    n = len(new)
-    cols: dict[str, Any] = {"kind": typed.column("kind")}
-    for c in decl.envelope:
-        cols[c.name] = _column(typed, c)
-    run_names = [c.name for c in decl.run_columns]
-    cols.update(_run_columns([i for _, i in new], schema, run_names))
-    for c in decl.event_columns:
-        if not c.json:
-            cols[c.name] = _column(typed, c)
-            continue
-        # JSON text (a sheet value may be a number or a list): built in Python, but only for
-        # the few events of the kinds that have it.
-        kinds = {decl.by_kind[k]: path for k, path in c.sources}
-        values: list[str | None] = [None] * n
-        for i, (p, _) in enumerate(new):
-            path = kinds.get(type(p.event))
-            if path is not None:
-                values[i] = _json_or_none(getattr(p.event, path[0]))
-        cols[c.name] = pa.array(values, pa.string())
-    cols["data"] = _strings(datas)
-    cols["hash"] = pa.array([p.hash for p, _ in new], pa.string())
-    cols["commit_id"] = pa.array([commit_id] * n, pa.string())
-    cols["ingested_at"] = pa.array([now_utc()] * n, TS)
-    return pa.table({f.name: cols[f.name] for f in schema}, schema=schema)
-
-
 # -- the command ----------------------------------------------------------------------------
 
 
@@ -514,10 +428,43 @@ def ingest_bytes(
     limits: Limits = DEFAULT_LIMITS,
     split_of: SplitResolver | None = None,
     progress: Progress | None = None,
+    workers: Workers | None = None,
+    chunk_bytes: int = CHUNK_BYTES,
 ) -> IngestReport:
-    """Validate and append one batch; all of it or nothing. Durable when this returns."""
+    """Validate and append one batch; all of it or nothing. Durable when this returns.
+
+    The batch is staged in chunks of ``chunk_bytes`` (on ``workers`` processes when given and
+    there are several chunks) and committed once; see batchplan.py. A batch that breaks a
+    rule, or is unusual, is decided by the plain path, which words every refusal.
+    """
+    return _ingest(store, chunks_of_bytes(data, chunk_bytes), lambda: data, source, limits, split_of, workers, progress)
+
+
+def _ingest(
+    store: Store,
+    chunks: list[Chunk],
+    read: Callable[[], bytes],
+    source: str,
+    limits: Limits,
+    split_of: SplitResolver | None,
+    workers: Workers | None,
+    progress: Progress | None = None,
+) -> IngestReport:
+    if split_of is None:  # the pool is resolved once, here, whoever ingests (recorder, importers)
+        from .judging.resolve import SuiteResolver
+
+        split_of = SuiteResolver(store).split_of
+    own = workers is None
+    workers = workers or Workers(1)
+    try:
+        return ingest_chunks(store, chunks, source, limits, split_of, workers, IngestReport(source), progress)
+    except PlainPath:
+        pass
+    finally:
+        if own:
+            workers.close()
     with _no_gc():
-        parsed = parse(data, source, limits, progress)
+        parsed = parse(read(), source, limits, progress)
         return ingest_events(store, parsed, source, limits, split_of)
 
 
@@ -544,7 +491,7 @@ def ingest_events(
         new, report.present = plan_batch(store, parsed, source, limits, split_of, version=version)
         report.new, report.new_runs = len(new), len({p.event.run_id for p, _ in new if p.event.seq == 0})
         report.commit_id = uuid.uuid4().hex if new else None
-        return rows(new, report.commit_id) if new else None
+        return sort_for_layout(rows(new, report.commit_id)) if new else None
 
     report.version = store.append_decided(
         "events", decide, source, keys=("run_id", {p.event.run_id for p in parsed}),
@@ -558,6 +505,7 @@ def ingest_files(
     names: Sequence[str],
     limits: Limits = DEFAULT_LIMITS,
     split_of: SplitResolver | None = None,
+    workers: int | None = None,
     trust_judgements: bool = False,
     progress: Callable[[str, int, int], None] | None = None,
 ) -> Iterator[tuple[str, IngestReport | TrajError]]:
@@ -568,24 +516,28 @@ def ingest_files(
     import sys
     from pathlib import Path
 
-    for name in names:
-        try:
-            if name == "-":
-                data, source = sys.stdin.buffer.read(), "<stdin>"
-            else:
-                path = Path(name)
-                if not path.is_file():
-                    raise SchemaError(f"{name}: no such file")
-                data, source = path.read_bytes(), name
+    with Workers(workers) as pool:
+        for name in names:
             told = None if progress is None else (lambda done, total, name=name: progress(name, done, total))
-            report = ingest_bytes(store, data, source, limits, split_of, told)
-            if trust_judgements:
-                from .trust import trust_file_judgements  # trust reads this module's parser
+            try:
+                if name == "-":
+                    data = sys.stdin.buffer.read()
+                    read, source = (lambda: data), "<stdin>"
+                    report = ingest_bytes(store, data, source, limits, split_of, told, pool)
+                else:
+                    path = Path(name)
+                    if not path.is_file():
+                        raise SchemaError(f"{name}: no such file")
+                    read, source = path.read_bytes, name
+                    # Each worker reads its own chunks of the file: the file is never all in memory.
+                    report = _ingest(store, chunks_of_file(str(path)), read, name, limits, split_of, pool, told)
+                if trust_judgements:
+                    from .trust import trust_file_judgements  # trust reads this module's parser
 
-                report.trusted = trust_file_judgements(store, data, source, limits)
-            yield name, report
-        except TrajError as exc:
-            yield name, exc
+                    report.trusted = trust_file_judgements(store, read(), source, limits)
+                yield name, report
+            except TrajError as exc:
+                yield name, exc
 
 
 def parsed_from_events(events: Iterable[ev.Event], source: str = "<events>") -> list[Parsed]:

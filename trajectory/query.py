@@ -178,6 +178,8 @@ class Views:
         self.limits = limits
         self.con = duckdb.connect(":memory:")
         self.con.execute(f"SET threads TO {int(threads)}")
+        # A long query must not draw DuckDB's progress bar over traj's own output (or a pipe).
+        self.con.execute("SET enable_progress_bar = false")
         self.catalog = catalog_views(self.con)
         folders = []
         for name, schema in TABLES.items():

@@ -68,6 +68,12 @@ VERDICTS_SCHEMA = pa.schema(
         _doc("judge_version", _S, "Hash of every module the verdict depends on, then of the task's data."),
         _doc("judged_at", TS, "When the pass started."),
         _doc("details", _S, "Suite-specific figures for reports (layers, step budget, ...), JSON text."),
+        # What the verdict was computed from, besides the judge code: an incremental pass
+        # (`traj judge` without --all) judges a run again only when one of these changed.
+        _doc("params", _S, "The run's task parameters as judged, JSON text with sorted keys (null: none)."),
+        _doc("judged_seq", pa.int64(), "The run's last seq when judged: a run that grew since is judged again."),
+        _doc("partner", _S, "The pair partner run the judge was given (null: none)."),
+        _doc("judgements", pa.int64(), "How many recorded LLM judgements the store held for the judge."),
     ]
 )
 

@@ -42,6 +42,7 @@ from judges import dates as D
 from judges.base import Check
 from judges.claims import outclaimed
 from judges.matchers import asserted_at, phrase_hits, stated_spans
+from judges.screens import scanned
 from judges.tokens import QUOTE_RE, asserted_in, fold, scan
 from replay.state import RunState
 
@@ -239,7 +240,7 @@ class Items:
     names and label values (answer side), times, absolute dates, durations, versions, numbers."""
 
     def __init__(self, text: str, *, items: bool):
-        s = scan(text)
+        s = scanned(text) if isinstance(text, str) else scan(text)
         self.norm = s.text
         self.squeezed = _squeeze(s.text)
         self.texts: list[str] = []
@@ -397,7 +398,7 @@ def answer_grounded(check: AnswerGrounded, state: RunState, name: str = "answer_
 
 def _time_needle(needle: str) -> list[tuple[int, int]]:
     """The readings of a needle that is nothing but a time of day ("06:40", "早上6:40")."""
-    n = scan(needle)
+    n = scanned(needle) if isinstance(needle, str) else scan(needle)  # one scan per needle, not per screen
     times = [t for t in n.tokens if t.kind == "time"]
     if len(times) == 1 and (times[0].start, times[0].end) == (0, len(n.text)):
         return list(times[0].value)
@@ -408,7 +409,7 @@ def _shows_text(needle: str, text: str) -> bool:
     """The text shows `needle` as a whole value: "标记-b1" is not on "标记-b12". A needle that is
     a time is compared by its meaning, like answer_grounded: 06:40 is on "6:40", "06:40" and
     "上午6:40", never on "16:40", "18:40" or "6:40 下午"."""
-    s = scan(text)
+    s = scanned(text) if isinstance(text, str) else scan(text)
     want = _time_needle(needle)
     if want:
         return any(set(want) & set(t.value) for t in s.tokens if t.kind == "time")

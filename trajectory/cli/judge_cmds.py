@@ -85,6 +85,13 @@ def judge(
     where: Annotated[str | None, typer.Option(help="SQL condition on the runs view.", metavar="SQL")] = None,
     batch: Annotated[str | None, typer.Option(help="Only runs of this batch.", metavar="BATCH")] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Judge and show the diff; write nothing.")] = False,
+    all_: Annotated[
+        bool,
+        typer.Option(
+            "--all",
+            help="Judge every selected finished run, not only those whose verdict is missing or out of date.",
+        ),
+    ] = False,
     llm: Annotated[
         bool, typer.Option("--llm", help="First ask the LLM judge the prompts not yet answered, and record them.")
     ] = False,
@@ -122,7 +129,12 @@ def judge(
     json_: JsonOpt = False,
     store: StoreOpt = None,
 ) -> None:
-    """Judge finished runs with the current judge code; each call is one pass."""
+    """Judge finished runs with the current judge code; each call is one pass.
+
+    By default only the runs whose current verdict no longer stands are judged: no verdict yet,
+    another judge version for their task, events added since, another pair partner or more
+    recorded LLM judgements. The others keep their verdicts (judging them again gives the same).
+    """
     if split not in SPLITS:
         raise QueryError(f"--split must be one of {', '.join(SPLITS)}, got {split!r}")
     s = open_store(store)
@@ -166,6 +178,7 @@ def judge(
             timeout=timeout or None,
             progress=update,
             engine=from_engine,
+            incremental=not all_,
         )
     result, hidden = shown_pool(s, result, split)
     flips = dry_run_diff(s, result) if dry_run else None

@@ -58,6 +58,9 @@ def ingest(
     max_line_bytes: Annotated[int, typer.Option(min=1, help="Longest accepted line.", metavar="N")] = DEFAULT_LIMITS.max_line_bytes,
     max_depth: Annotated[int, typer.Option(min=1, help="Deepest accepted JSON nesting.", metavar="N")] = DEFAULT_LIMITS.max_depth,
     max_events_per_run: Annotated[int, typer.Option(min=1, help="Most events accepted in one run.", metavar="N")] = DEFAULT_LIMITS.max_events_per_run,
+    workers: Annotated[
+        int | None, typer.Option(min=1, help="Processes that validate a file's chunks (default: one per core).", metavar="N")
+    ] = None,
     trust_judgements: Annotated[
         bool,
         typer.Option(help="Let the LLM judgement runs in these files count (e.g. exported from a store you trust)."),
@@ -77,7 +80,7 @@ def ingest(
     ) as update:
         split_of = SuiteResolver(s).split_of
         if cluster is None:
-            results = ingest_files(s, files, limits, split_of=split_of, trust_judgements=trust_judgements,
+            results = ingest_files(s, files, limits, split_of=split_of, trust_judgements=trust_judgements, workers=workers,
                                    progress=lambda name, done, size: update(done, size, f"reading {name}"))
         else:
             from trajectory.engines.ray_engine import ingest_files_ray

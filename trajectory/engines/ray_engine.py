@@ -20,6 +20,8 @@ down (every process it started ends) when the work is done.
 
 from __future__ import annotations
 
+import dataclasses
+
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -125,7 +127,7 @@ class RayCluster:
 _WORKER: dict[str, Any] = {}
 
 
-def _judge_partition(ctx: Any, run_ids: Sequence[str], tracker: Any) -> tuple[list[dict[str, Any]], dict[str, str], dict[str, float]]:
+def _judge_partition(ctx: Any, part: Any, tracker: Any) -> tuple[list[dict[str, Any]], dict[str, str], dict[str, float]]:
     """A partition on a Ray worker: the local engine's code, with a watchdog that tells the
     driver (through ``tracker``) which run it killed its process for."""
     from ..judging.execution import Judging, Watchdog
@@ -145,7 +147,7 @@ def _judge_partition(ctx: Any, run_ids: Sequence[str], tracker: Any) -> tuple[li
         _WORKER.clear()
         judging = _WORKER[ctx.pass_id] = Judging(ctx, watchdog=TrackedWatchdog())
     judging.spent = {}
-    rows, versions = judging.partition(run_ids)
+    rows, versions = judging.partition(part)  # a judging.partitions.Partition
     return rows, versions, dict(judging.spent)
 
 
@@ -170,7 +172,7 @@ class RayEngine:
 
     def judge(
         self,
-        parts: list[list[str]],
+        parts: list[Any],
         ctx: Any,
         parent: Any,
         progress: Callable[[int, int], None] | None = None,
@@ -186,17 +188,17 @@ class RayEngine:
         remote = ray.remote(max_retries=0)(_judge_partition)
         tracker = ray.remote(num_cpus=0)(_Tracker).remote()
         ctx_ref = ray.put(ctx)
-        total = sum(len(p) for p in parts)
+        total = sum(len(p.runs) for p in parts)
         done: dict[str, tuple[list[dict[str, Any]], dict[str, str]]] = {}
         hung: set[str] = set()
-        pending = {p[0]: list(p) for p in parts}
+        pending = {p.runs[0]: p for p in parts}
         judged = 0
         try:
             while pending:
                 refs = {}
-                for key, runs in pending.items():
-                    todo = [r for r in runs if r not in hung]
-                    if todo:
+                for key, part in pending.items():
+                    todo = dataclasses.replace(part, runs=tuple(r for r in part.runs if r not in hung))
+                    if todo.runs:
                         refs[remote.remote(ctx_ref, todo, tracker)] = key
                     else:
                         done[key] = ([], {})

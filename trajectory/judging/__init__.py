@@ -12,10 +12,14 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ..query import Views
 from ..store import Store, now_utc
 from .diff import CheckChange, Diff, Flip, compare, diff_passes, dry_run_diff, render_diff
 from .execution import JudgeTimeout, Judging, PassContext, StageHook, judge_on_workers, judge_state, run_with_budget
 from .passes import PassResult, current_rows, new_pass_id, pass_rows, passes, to_json, verdict_row, write_pass
+from .incremental import current_version, stale_runs
+from .partitions import Partition, restrict
+from .partitions import plan as plan_partitions
 from .resolve import SuiteResolver, register_suite
 from .selection import (
     JUDGEMENT_SUITE,
@@ -28,6 +32,11 @@ from .selection import (
     select_runs,
     with_judgements,
 )
+
+
+#: Above this many files (a store of many small commits, not yet compacted) partitions are cut
+#: in run order without reading every file's statistics first.
+MAX_COSTED_FILES = 2000
 
 
 def judge_runs(
@@ -49,8 +58,14 @@ def judge_runs(
     progress: Callable[[int, int], None] | None = None,
     hook: StageHook | None = None,
     engine: Any = None,
+    incremental: bool = False,
 ) -> PassResult:
     """One judging pass over the selected finished runs.
+
+    ``incremental``: judge only the selected runs whose current verdict no longer stands (none
+    yet, another judge version for their task now, events added since, another pair partner or
+    more recorded LLM judgements; see incremental.py); the others keep their verdicts, which
+    are what judging them again would give. Without it, every selected finished run is judged.
 
     Runs are judged in partitions of ``partition`` runs (never all events in memory at once),
     on ``workers`` processes when more than one; verdicts come back in run order either way,
@@ -62,20 +77,26 @@ def judge_runs(
     """
     started = now_utc()
     t = time.perf_counter()
-    sel = select_runs(store, suite=suite, run_ids=run_ids, where=where, batch=batch)
+    with Views(store, split=None) as views:
+        sel = select_runs(store, suite=suite, run_ids=run_ids, where=where, batch=batch, views=views)
+        judgements = recorded_judgements(store, views)
+        finished = stale_runs(resolver, sel, len(judgements), views) if incremental else sel.finished
     ctx = PassContext(
         store=store,
         specs=resolver.specs(set(sel.suites.values())) if workers > 1 or engine is not None else {},
         suites=sel.suites,
-        judgements=recorded_judgements(store),
+        judgements=judgements,
         timeout=timeout,
         pass_id=new_pass_id(started),
         at=started,
     )
     if hook is not None:
         hook("select", time.perf_counter() - t)
-    finished = sel.finished
-    parts = [finished[i : i + partition] for i in range(0, len(finished), partition)]
+    files = store.files("events") if finished else []
+    # Costing reads the files' Parquet footers from local disk; on object storage the runs are
+    # cut in run order without it.
+    costed = len(files) <= MAX_COSTED_FILES and not any("://" in f for f in files)
+    parts = plan_partitions(restrict(sel.ends, finished), partition, files if costed else ())
     rows: list[dict[str, Any]] = []
     versions: dict[str, str] = {}
     judging = Judging(ctx, resolver=resolver, hook=hook)
@@ -86,7 +107,7 @@ def judge_runs(
             else:
                 done = judge_on_workers(parts, workers, ctx, judging, progress)
             for part in parts:
-                part_rows, part_versions = done[part[0]]
+                part_rows, part_versions = done[part.runs[0]]
                 rows.extend(part_rows)
                 versions.update(part_versions)
         else:
@@ -98,12 +119,17 @@ def judge_runs(
                     progress(len(rows), len(finished))
     finally:
         judging.close()
-    result = PassResult(ctx.pass_id, started, now_utc(), rows, len(sel.open), False, versions, dry_run=dry_run)
+    rows.sort(key=lambda r: r["run_id"])  # run order, however the partitions were cut
+    result = PassResult(
+        ctx.pass_id, started, now_utc(), rows, len(sel.open), False, versions,
+        up_to_date=len(sel.finished) - len(finished), dry_run=dry_run,
+    )
     if not dry_run and rows:
         t = time.perf_counter()
         write_pass(
             store, result, kind=kind, by=by, command=command,
-            filters={"suite": suite, "run_ids": list(run_ids or []), "where": where, "batch": batch},
+            filters={"suite": suite, "run_ids": list(run_ids or []), "where": where, "batch": batch,
+                     "all": not incremental},
             note=note,
         )
         if hook is not None:
@@ -116,5 +142,5 @@ __all__ = [
     "Selection", "StageHook", "SuiteResolver", "batch_states", "compare", "current_rows", "diff_passes",
     "dry_run_diff", "judge_runs", "judge_state", "load_events", "load_partners", "load_state", "new_pass_id",
     "pass_rows", "passes", "recorded_judgements", "register_suite", "render_diff", "run_with_budget",
-    "select_runs", "to_json", "verdict_row", "with_judgements", "write_pass",
+    "Partition", "plan_partitions", "select_runs", "stale_runs", "current_version", "to_json", "verdict_row", "with_judgements", "write_pass",
 ]

@@ -31,6 +31,7 @@ from suites.registry import SuiteSpec
 
 from ..query import Views, run_splits
 from ..store import Store
+from .partitions import Partition
 from .passes import verdict_row
 from .resolve import SuiteResolver, error_line
 from .selection import batch_states, load_partners, with_judgements
@@ -206,9 +207,11 @@ class Judging:
             pass
         return "unknown"
 
-    def partition(self, run_ids: Sequence[str]) -> tuple[list[dict[str, Any]], dict[str, str]]:
+    def partition(self, part: Partition | Sequence[str]) -> tuple[list[dict[str, Any]], dict[str, str]]:
         """Verdict rows of these runs, in their order, and the code version of each suite."""
         ctx = self.ctx
+        bounds = part if isinstance(part, Partition) else None
+        run_ids = part.runs if isinstance(part, Partition) else part
         t = time.perf_counter()
         # Each run is replayed with what its own suite's judge reads (see replay.batch).
         names = {ctx.suites.get(r) for r in run_ids}
@@ -216,7 +219,7 @@ class Judging:
         broken: dict[str, ReplayError] = {}
         states = {
             r: with_judgements(st, ctx.judgements)
-            for r, st in batch_states(ctx.store, run_ids, reads, self.views, errors=broken).items()
+            for r, st in batch_states(ctx.store, run_ids, reads, self.views, errors=broken, bounds=bounds).items()
         }
         partners = load_partners(ctx.store, self.resolver, states, self.views)
         splits = run_splits(self.views, run_ids)
@@ -226,15 +229,19 @@ class Judging:
         versions: dict[str, str] = {}
         for run_id in run_ids:
             state = states[run_id]
+            partner = partners.get(run_id)
             if run_id in broken:
                 # The run's events cannot be replayed: its verdict says which event; the pass goes on.
                 verdict, version = Verdict.error(f"cannot replay: {broken[run_id]}"), self.version_of(state)
             else:
-                verdict, version = self.judge_one(state, partners.get(run_id))
+                verdict, version = self.judge_one(state, partner)
             suite = self.resolver.get(state.suite)
             if suite is not None and (state.suite or "") not in versions:
                 versions[state.suite or ""] = suite.code_version()
-            rows.append(verdict_row(ctx.pass_id, state, verdict, version, ctx.at, splits.get(run_id)))
+            rows.append(verdict_row(
+                ctx.pass_id, state, verdict, version, ctx.at, splits.get(run_id),
+                partner=None if partner is None else partner.run_id, judgements=len(ctx.judgements),
+            ))
         self._timed("judge", t)
         return rows, versions
 
@@ -254,14 +261,14 @@ def _init_pool_worker(ctx: PassContext, folder: str) -> None:
     _POOL_WORKER[:] = [Judging(ctx, watchdog=Watchdog(folder))]
 
 
-def _judge_in_worker(run_ids: Sequence[str]) -> tuple[list[dict[str, Any]], dict[str, str], dict[str, float]]:
+def _judge_in_worker(part: Partition) -> tuple[list[dict[str, Any]], dict[str, str], dict[str, float]]:
     judging = _POOL_WORKER[0]
     judging.spent = {}
-    rows, versions = judging.partition(run_ids)
+    rows, versions = judging.partition(part)
     return rows, versions, dict(judging.spent)
 
 
-def _start_pool(workers: int, ctx: PassContext, folder: str, todo: dict[str, list[str]]) -> tuple[Any, dict[Any, str]]:
+def _start_pool(workers: int, ctx: PassContext, folder: str, todo: dict[str, Partition]) -> tuple[Any, dict[Any, str]]:
     """Make the pool and submit the partitions; the pool spawns its workers here.
 
     Ctrl-C must not cut this short: a worker spawned but not yet registered with the pool
@@ -286,7 +293,7 @@ def _start_pool(workers: int, ctx: PassContext, folder: str, todo: dict[str, lis
                     workers, mp_context=multiprocessing.get_context("spawn"), initializer=_init_pool_worker,
                     initargs=(ctx, folder),
                 )
-                futures = {pool.submit(_judge_in_worker, runs): key for key, runs in todo.items() if runs}
+                futures = {pool.submit(_judge_in_worker, part): key for key, part in todo.items() if part.runs}
             finally:
                 signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     except BaseException:  # the Ctrl-C held above comes out here, once the workers exist
@@ -314,7 +321,7 @@ def _tear_down(pool: Any) -> None:
 
 
 def judge_on_workers(
-    parts: list[list[str]],
+    parts: list[Partition],
     workers: int,
     ctx: PassContext,
     parent: Judging,
@@ -329,15 +336,17 @@ def judge_on_workers(
 
     done: dict[str, tuple[list[dict[str, Any]], dict[str, str]]] = {}
     hung: dict[str, str] = {}
-    pending = {p[0]: list(p) for p in parts}
-    total = sum(len(p) for p in parts)
+    pending = {p.runs[0]: p for p in parts}
+    total = sum(len(p.runs) for p in parts)
     with tempfile.TemporaryDirectory(prefix="traj-judge-") as folder:
         while pending:
-            todo = {key: [r for r in runs if r not in hung] for key, runs in pending.items()}
+            todo = {
+                key: dataclasses.replace(p, runs=tuple(r for r in p.runs if r not in hung)) for key, p in pending.items()
+            }
             pool, futures = _start_pool(min(workers, len(todo)), ctx, folder, todo)
             try:
-                for key, runs in todo.items():
-                    if not runs:
+                for key, part in todo.items():
+                    if not part.runs:
                         done[key] = ([], {})
                         pending.pop(key)
                 broken = False
@@ -377,15 +386,15 @@ def judge_on_workers(
 
 def add_hung_verdicts(
     done: dict[str, tuple[list[dict[str, Any]], dict[str, str]]],
-    parts: list[list[str]],
+    parts: list[Partition],
     hung: Sequence[str] | dict[str, str] | set[str],
     ctx: PassContext,
     parent: Judging,
 ) -> None:
     """Each run a watchdog killed gets its error verdict in its partition, in run order."""
     for run_id in hung:
-        part = next(p for p in parts if run_id in p)
-        part_rows, versions = done[part[0]]
+        part = next(p for p in parts if run_id in p.runs)
+        part_rows, versions = done[part.runs[0]]
         state = batch_states(ctx.store, [run_id], Reads(screens=0, steps=False), errors={}).get(run_id)
         assert state is not None
         verdict = Verdict.error(
@@ -393,6 +402,11 @@ def add_hung_verdicts(
         )
         with Views(ctx.store, split=None) as views:
             split = run_splits(views, [run_id]).get(run_id)
-        row = verdict_row(ctx.pass_id, state, verdict, parent.version_of(state), ctx.at, split)
-        order = {r: i for i, r in enumerate(part)}
-        done[part[0]] = (sorted(part_rows + [row], key=lambda r: order[r["run_id"]]), versions)
+        # The partner as the killed worker had it: what an incremental pass compares.
+        partner = load_partners(ctx.store, parent.resolver, {run_id: state}).get(run_id)
+        row = verdict_row(
+            ctx.pass_id, state, verdict, parent.version_of(state), ctx.at, split,
+            partner=None if partner is None else partner.run_id, judgements=len(ctx.judgements),
+        )
+        order = {r: i for i, r in enumerate(part.runs)}
+        done[part.runs[0]] = (sorted(part_rows + [row], key=lambda r: order[r["run_id"]]), versions)

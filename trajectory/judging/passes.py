@@ -34,11 +34,30 @@ def to_json(value: Any) -> str:
     return msgspec.json.encode(value, enc_hook=json_default).decode()
 
 
+def params_key(params: dict[str, Any] | None) -> str | None:
+    """A run's task parameters as the verdicts table keeps them: JSON text with sorted keys."""
+    return None if params is None else msgspec.json.encode(params, order="sorted").decode()
+
+
 def verdict_row(
-    pass_id: str, state: RunState, verdict: Verdict, version: str, at: _dt.datetime, split: str | None = None
+    pass_id: str,
+    state: RunState,
+    verdict: Verdict,
+    version: str,
+    at: _dt.datetime,
+    split: str | None = None,
+    *,
+    partner: str | None = None,
+    judgements: int = 0,
 ) -> dict[str, Any]:
-    """One row of the verdicts table (see its schema in trajectory/tables.py). ``split``: the
-    run's pool as ingest resolved it (the state's own ``split`` is only what run_started said)."""
+    """One row of the verdicts table (see its schema in trajectory/tables.py).
+
+    ``split``: the run's pool as ingest resolved it (the state's own ``split`` is only what
+    run_started said). ``partner``: the run id of the pair partner the judge was given;
+    ``judgements``: how many recorded LLM judgements it was given. With the run's last seq and
+    its parameters they are what an incremental pass compares to decide whether the verdict
+    still stands.
+    """
     return {
         "pass_id": pass_id,
         "run_id": state.run_id,
@@ -63,6 +82,10 @@ def verdict_row(
         "judge_version": version,
         "judged_at": at,
         "details": None if verdict.details is None else to_json(verdict.details),
+        "params": params_key(state.params),
+        "judged_seq": state.seq,
+        "partner": partner,
+        "judgements": judgements,
     }
 
 
@@ -82,6 +105,7 @@ class PassResult:
     open_runs: int
     written: bool
     versions: dict[str, str]  # suite name -> code version
+    up_to_date: int = 0  # selected finished runs an incremental pass left with their verdicts
     dry_run: bool = False
 
     @property
@@ -91,10 +115,15 @@ class PassResult:
     def summary(self) -> str:
         c = self.counts
         parts = ", ".join(f"{c[k]} {k}" for k in ("pass", "fail", "error", "skipped", "na") if c[k])
-        if not self.rows:
+        if not self.rows and self.up_to_date:
+            # An incremental pass that found every verdict standing writes no pass at all.
+            line = f"nothing to judge: {plural(self.up_to_date, 'run')} up to date (judge --all judges them again)"
+        elif not self.rows:
             line = "no finished runs to judge"
         else:
             line = f"pass {self.pass_id}: judged {plural(len(self.rows), 'run')}" + (f" ({parts})" if parts else "")
+            if self.up_to_date:
+                line += f"; {self.up_to_date} up to date"
         if self.open_runs:
             line += f"; left {plural(self.open_runs, 'open run')} unjudged"
         if self.dry_run:

@@ -12,7 +12,7 @@ import msgspec
 import pyarrow as pa
 
 from replay import ReplayError, replay
-from replay.batch import ALL, Reads, batch_sql, build_state, start_state
+from replay.batch import ALL, Reads, batch_sql, build_state, detail_sql, group_details, start_state
 from replay.state import Judgement, RunState
 
 from .. import events as ev
@@ -33,6 +33,18 @@ class Selection:
     finished: list[str]
     open: list[str]
     suites: dict[str, str | None] = dataclasses.field(default_factory=dict)  # finished run -> suite
+    #: One row per finished run: run_id, suite, task, last_seq, pair_id, pair_round (what an
+    #: incremental pass compares with the runs' current verdicts; see incremental.py).
+    ends: pa.Table | None = None
+
+
+# The first and the last event of every run: run_started says what the run is, run_finished that
+# it is over and at which seq (nothing follows it). Reading these rows only, instead of grouping
+# every event by run, keeps selection cheap in a store of millions of events.
+_ENDS_SQL = (
+    "SELECT run_id, suite, task, seq AS last_seq, pair_id, pair_round, kind = 'run_finished' AS finished "
+    "FROM events WHERE kind IN ('run_started', 'run_finished') AND {cond} ORDER BY run_id, seq"
+)
 
 
 def select_runs(
@@ -42,29 +54,36 @@ def select_runs(
     run_ids: Sequence[str] | None = None,
     where: str | None = None,
     batch: str | None = None,
+    views: Views | None = None,
 ) -> Selection:
     """Runs matching the filters (all pools: holdout runs are judged too, only shown apart)."""
     cond, params = run_filter(suite=suite, batch=batch, run_ids=run_ids)
-    if where:
-        cond += f" AND ({where})"
     cond += f" AND suite IS DISTINCT FROM {sql_str(JUDGEMENT_SUITE)}"
-    sql = f"SELECT run_id, outcome IS NOT NULL AS finished, suite FROM _runs_all WHERE {cond} ORDER BY run_id"
-    with Views(store, split=None) as views:
+    if where:
+        cond += f" AND run_id IN (SELECT run_id FROM _runs_all WHERE ({where}))"
+    own = views is None
+    views = views or Views(store, split=None)
+    try:
         if where:
             # The condition is a person's SQL: the whole statement goes through the sandbox.
             check_sql(views.con, f"SELECT run_id FROM runs WHERE ({where})")
         try:
-            rows = views.con.execute(sql, params).fetchall()
+            table = views.con.sql(_ENDS_SQL.format(cond=cond), params=params).to_arrow_table()
         except Exception as exc:
             raise QueryError(f"--where: {str(exc).splitlines()[0]}") from exc
+    finally:
+        if own:
+            views.close()
+    ends = table.filter(table.column("finished")).drop_columns(["finished"])
+    finished = ends.column("run_id").to_pylist()
+    done = set(finished)
+    open_ = [r for r in dict.fromkeys(table.column("run_id").to_pylist()) if r not in done]
     if run_ids:
-        found = {r[0] for r in rows}
+        found = done | set(open_)
         missing = [r for r in run_ids if r not in found]
         if missing:
             raise NotFound(f"no such run: {', '.join(missing[:5])}")
-    return Selection(
-        [r[0] for r in rows if r[1]], [r[0] for r in rows if not r[1]], {r[0]: r[2] for r in rows if r[1]}
-    )
+    return Selection(finished, open_, dict(zip(finished, ends.column("suite").to_pylist())), ends)
 
 
 def load_events(store: Store, run_ids: Sequence[str], version: int | None = None) -> dict[str, list[ev.Event]]:
@@ -96,7 +115,7 @@ def load_state(store: Store, run_id: str, at: int | None = None) -> RunState:
     return replay(events)
 
 
-def recorded_judgements(store: Store) -> tuple[Judgement, ...]:
+def recorded_judgements(store: Store, views: Views | None = None) -> tuple[Judgement, ...]:
     """Every LLM judgement recorded in the store's judgement runs.
 
     A judgement cannot be appended to the run it judges (nothing may follow run_finished), so
@@ -110,12 +129,17 @@ def recorded_judgements(store: Store) -> tuple[Judgement, ...]:
     order = trusted_runs(store)
     if not order or not store.has_table("events"):
         return ()
-    with Views(store, split=None) as views:
+    own = views is None
+    views = views or Views(store, split=None)
+    try:
         table = views.arrow(
             "SELECT run_id, seq, data FROM events WHERE kind = 'judgement_recorded' AND suite = ? "
             "AND list_contains(?, run_id)",
             [JUDGEMENT_SUITE, list(order)],
         )
+    finally:
+        if own:
+            views.close()
     rows = sorted(table.to_pylist(), key=lambda r: (order[r["run_id"]], r["seq"]))
     out = []
     for row in rows:
@@ -139,15 +163,17 @@ def batch_states(
     reads: Reads | dict[str, Reads] = ALL,
     views: Views | None = None,
     errors: dict[str, ReplayError] | None = None,
+    bounds: Any = None,
 ) -> dict[str, RunState]:
     """Replayed states of many runs through the vectorised path (see replay.batch).
 
     ``errors``: where a run whose events cannot be replayed (a patch on a missing path) is
     told, with only its start in the state; without it such a run raises.
 
-    ``reads`` per suite builds each run with what its own judge reads. The runs' ids bound the
-    scan (``run_id BETWEEN`` the least and the greatest), so that DuckDB skips the row groups
-    of other runs instead of reading every event's JSON to filter it.
+    ``reads`` per suite builds each run with what its own judge reads. The scan is bounded —
+    by ``bounds`` (a partitions.Partition: the ranges of the runs' ids, suites and tasks), else
+    by the least and greatest run id — so that DuckDB skips, by their statistics, the row
+    groups that cannot hold these runs instead of reading every event to filter it.
     """
     if not run_ids:
         return {}
@@ -155,27 +181,30 @@ def batch_states(
     views = views or Views(store, split=None)
     try:
         views.con.register("_wanted", pa.table({"run_id": list(run_ids)}))
-        lo, hi = min(run_ids), max(run_ids)
-        source = (
-            "(SELECT * FROM events WHERE run_id BETWEEN ? AND ? "
-            "AND run_id IN (SELECT run_id FROM _wanted))"
-        )
-        table = views.con.sql(batch_sql(reads, source), params=[lo, hi]).to_arrow_table()
+        if bounds is not None:
+            bound, params = bounds.where()
+        else:
+            bound, params = "run_id BETWEEN ? AND ?", [min(run_ids), max(run_ids)]
+        where = f"{bound} AND run_id IN (SELECT run_id FROM _wanted)"
+        table = views.con.sql(batch_sql(reads, where=where), params=params).to_arrow_table()
+        detail = views.con.sql(detail_sql(reads, where=where), params=params * 3).to_arrow_table()
         views.con.unregister("_wanted")
     finally:
         if own:
             views.close()
+    details = group_details(zip(*(detail.column(c).to_pylist() for c in ("run_id", "seq", "kind", "data"))))
     none = Reads(screens=0, steps=False)
     out = {}
     for row in table.to_pylist():
         r = reads if isinstance(reads, Reads) else reads.get(row["suite"], none)
+        mine = details.get(row["run_id"], ())
         try:
-            out[row["run_id"]] = build_state(row, r)
+            out[row["run_id"]] = build_state(row, r, mine)
         except ReplayError as exc:
             if errors is None:
                 raise
             errors[row["run_id"]] = exc
-            out[row["run_id"]] = start_state(row)
+            out[row["run_id"]] = start_state(row, mine)
     return out
 
 
