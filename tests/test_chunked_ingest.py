@@ -74,17 +74,40 @@ def test_every_sample_run_is_stored_alike_in_any_chunks(samples: bytes, tmp_path
     assert stored(one).equals(stored(two))
 
 
+def without_state_patches(data: bytes) -> bytes:
+    """The runs of ``data`` that change no world state (a batch with state patches is decided
+    by the plain path, which checks each patch against the state it follows)."""
+    import json
+
+    lines = data.splitlines(keepends=True)
+    patched = {json.loads(x)["run_id"] for x in lines if json.loads(x)["kind"] == "state_changed"}
+    return b"".join(x for x in lines if json.loads(x)["run_id"] not in patched)
+
+
 def test_valid_files_do_not_go_the_plain_way(samples: bytes, tmp_path, monkeypatch) -> None:
     """The staged path really decides a valid file (and a re-ingest of it) by itself."""
     import trajectory.ingest as ingest
+
+    data = without_state_patches(samples)
+    assert len(data) > len(samples) // 4
 
     def no(*args, **kwargs):
         raise AssertionError("the plain path was taken")
 
     monkeypatch.setattr(ingest, "parse", no)
     store = Store(tmp_path / "s")
-    assert staged(store, samples, 4096).new > 0
-    assert staged(store, samples, 4096).new == 0
+    assert staged(store, data, 4096).new > 0
+    assert staged(store, data, 4096).new == 0
+
+
+def test_a_batch_with_state_patches_is_checked_by_the_plain_path(samples: bytes, tmp_path, monkeypatch) -> None:
+    import trajectory.ingest as ingest
+
+    taken = []
+    real = ingest.parse
+    monkeypatch.setattr(ingest, "parse", lambda *a, **k: taken.append(1) or real(*a, **k))
+    assert staged(Store(tmp_path / "s"), samples, 4096).new > 0
+    assert taken
 
 
 def test_staging_on_worker_processes_stores_the_same(samples: bytes, tmp_path) -> None:

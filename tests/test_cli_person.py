@@ -177,7 +177,7 @@ def test_judge_one_batch_fix_judge_all_then_diff_shows_the_flip_outside_that_bat
     traj("ingest", "-", "--store", store, input=jsonl(runs))
     traj("suite", "add", "mini", str(folder), "--store", store)
     assert "(1 pass, 2 fail)" in traj("judge", "--store", store).output
-    assert "(1 fail)" in traj("judge", "--batch", "a", "--store", store).output
+    assert "(1 fail)" in traj("judge", "--all", "--batch", "a", "--store", store).output
     (folder / "rules.py").write_text(RULES_RIGHT)
     assert "(3 pass)" in traj("judge", "--store", store).output
     r = traj("diff", "--store", store)

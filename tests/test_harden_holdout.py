@@ -91,10 +91,10 @@ def test_every_read_of_a_holdout_runs_verdict_is_refused_or_recorded(sdir, tmp_p
         look.tune(traj("query", f"SELECT * FROM {view}", "--format", "json", "--store", sdir).output)
         look.holdout(traj("query", f"SELECT * FROM {view}", "--split", "holdout", "--store", sdir).output)
     look.tune(traj("runs", "--store", sdir).output)
-    r = traj("judge", "--dry-run", "--json", "--run", H, "--store", sdir)
+    r = traj("judge", "--dry-run", "--all", "--json", "--run", H, "--store", sdir)
     assert r.exit_code == 0 and json.loads(r.output)["holdout_hidden"] == 1, r.output
     look.tune(r.output)
-    r = traj("judge", "--dry-run", "--json", "--run", H, "--split", "holdout", "--store", sdir)
+    r = traj("judge", "--dry-run", "--all", "--json", "--run", H, "--split", "holdout", "--store", sdir)
     look.holdout(r.output)
     assert [v["run_id"] for v in json.loads(r.output)["verdicts"]] == [H]
     r = traj("override", H, "--to", "pass", "--evidence", EVIDENCE, "--by", "ann", "--json", "--store", sdir)

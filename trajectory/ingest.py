@@ -427,9 +427,9 @@ def ingest_bytes(
     source: str,
     limits: Limits = DEFAULT_LIMITS,
     split_of: SplitResolver | None = None,
-    progress: Progress | None = None,
     workers: Workers | None = None,
     chunk_bytes: int = CHUNK_BYTES,
+    progress: Progress | None = None,
 ) -> IngestReport:
     """Validate and append one batch; all of it or nothing. Durable when this returns.
 
@@ -523,7 +523,7 @@ def ingest_files(
                 if name == "-":
                     data = sys.stdin.buffer.read()
                     read, source = (lambda: data), "<stdin>"
-                    report = ingest_bytes(store, data, source, limits, split_of, told, pool)
+                    report = ingest_bytes(store, data, source, limits, split_of, pool, progress=told)
                 else:
                     path = Path(name)
                     if not path.is_file():
