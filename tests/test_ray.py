@@ -187,6 +187,7 @@ def test_an_address_nothing_answers_on_is_refused_at_once(tmp_path) -> None:
     """In a process of its own: this one may be connected to the session's cluster already."""
     env = {**os.environ, "TRAJ_USER": "t"}
     env.pop("RAY_ADDRESS", None)
+    ingest_bytes(Store(tmp_path / "store"), jsonl(example_run("r1")), "runs.jsonl")  # a store to judge
     with __import__("socket").socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]  # bound, not listening: nothing answers there

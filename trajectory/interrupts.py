@@ -45,6 +45,12 @@ def install() -> None:
     the command answers it (:func:`answered`)."""
     _cli["installed"] = True
     signal.signal(signal.SIGINT, _on_sigint)
+    # After Ctrl-C, an event loop that a library runs (inspect-ai reads logs in asyncio.run)
+    # logs its tasks' KeyboardInterrupt as it shuts down: a traceback on the way out, though
+    # the command answers the interrupt in its one line. Those records go, and only those.
+    import logging
+
+    logging.getLogger("asyncio").addFilter(lambda record: not _cli["signalled"])
 
 
 def _came() -> None:
