@@ -31,6 +31,7 @@ from numbers import Real
 from typing import Any
 
 from . import dates as D
+from .dates import _as_float
 from . import units
 from .tokens import Scan, Token, asserted_in, denies_at, fold, scan
 from .times import find_durations, find_times
@@ -59,16 +60,6 @@ __all__ = [
 
 normalize_text = fold
 _MATCHERS = ("exact", "number", "date", "time", "duration")
-
-
-def _as_float(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, Real):
-        return None
-    try:
-        f = float(value)
-    except (OverflowError, ValueError):
-        return None
-    return f if math.isfinite(f) else None
 
 
 def _as_text(actual: Any) -> str | None:

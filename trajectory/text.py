@@ -42,3 +42,13 @@ def short(value: Any) -> str:
     """A value as JSON, cut to 60 characters."""
     text = json.dumps(value, ensure_ascii=False)
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+def json_or_text(text: Any) -> Any:
+    """A JSON text column as its value (text that is not JSON stays text)."""
+    if not isinstance(text, str):
+        return text
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text

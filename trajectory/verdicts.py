@@ -10,33 +10,24 @@ JSON text.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
 from .query import Views, run_filter
 from .store import Store
+from .text import json_or_text
 
 
 def decode_row(row: dict[str, Any]) -> dict[str, Any]:
     """A verdict row with its JSON text fields (check values, details) decoded."""
     out = dict(row)
     out["checks"] = [
-        {**c, "expected": _loads(c.get("expected")), "actual": _loads(c.get("actual"))}
+        {**c, "expected": json_or_text(c.get("expected")), "actual": json_or_text(c.get("actual"))}
         for c in row.get("checks") or []
     ]
     if isinstance(row.get("details"), str):
-        out["details"] = _loads(row["details"])
+        out["details"] = json_or_text(row["details"])
     return out
-
-
-def _loads(text: Any) -> Any:
-    if not isinstance(text, str):
-        return text
-    try:
-        return json.loads(text)
-    except ValueError:
-        return text
 
 
 def current_verdicts(
