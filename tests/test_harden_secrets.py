@@ -83,7 +83,7 @@ def test_planted_secrets_are_found_nowhere(tmp_path, monkeypatch) -> None:
         "--store", str(sdir),
     )
     outputs["judge --llm-key="] = traj_process(
-        "judge", "--llm", f"--llm-key={LLM_KEY_EQ}", "--llm-base-url", "http://127.0.0.1:9/v1", "--llm-model", "m",
+        "judge", "--all", "--llm", f"--llm-key={LLM_KEY_EQ}", "--llm-base-url", "http://127.0.0.1:9/v1", "--llm-model", "m",
         "--store", str(sdir),
     )
     assert outputs["judge --llm-key"].exit_code == 0, outputs["judge --llm-key"].output

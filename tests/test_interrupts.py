@@ -168,7 +168,9 @@ def _passes(store: Path) -> list[tuple[str, int, int]]:
 def test_ctrl_c_on_judge(world, workers) -> None:
     before = _passes(world["store"])
     for after in (0.0, 1.5, 3.0):
-        said, _ = interrupt(["judge", "--workers", str(workers), "--store", str(world["store"])], after, world["root"])
+        said, _ = interrupt(
+            ["judge", "--all", "--workers", str(workers), "--store", str(world["store"])], after, world["root"]
+        )
         now = _passes(world["store"])
         assert all(runs == seen for _, runs, seen in now)  # a pass is all there or not there
         if said == "interrupted: nothing written":

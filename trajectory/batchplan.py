@@ -14,7 +14,6 @@ the staged chunks are appended in one commit, or nothing is.
 from __future__ import annotations
 
 import concurrent.futures as cf
-import multiprocessing
 import os
 import tempfile
 import uuid
@@ -26,7 +25,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from . import events as ev
-from . import interrupts
+from . import interrupts, pools
 from .errors import LimitError, SchemaError
 from .eventrows import finish
 from .staging import Chunk, Staged, stage
@@ -40,15 +39,18 @@ class PlainPath(Exception):
 
 
 class Workers:
-    """A pool of staging processes, started once and used for every file of a command.
-
-    Spawned, not forked: the parent may hold DuckDB or Arrow threads, which a forked child
-    would inherit in an unknown state.
-    """
+    """A pool of staging processes, started once and used for every file of a command (spawned,
+    deaf to Ctrl-C, torn down at once if the command is interrupted: trajectory.pools)."""
 
     def __init__(self, n: int | None = None):
         self.n = max(1, n if n is not None else (os.cpu_count() or 1))
         self._pool: cf.ProcessPoolExecutor | None = None
+
+    def _submit(self, fn: Callable[..., Staged], item: Any) -> cf.Future[Staged]:
+        with pools.spawning():  # a submit may start a worker
+            if self._pool is None:
+                self._pool = pools.spawned_pool(self.n)
+            return self._pool.submit(fn, item)
 
     def map(self, fn: Callable[..., Staged], items: Sequence[Any]) -> Iterator[Staged]:
         """``fn`` over ``items``, results in any order; at most two items per worker are in
@@ -56,28 +58,29 @@ class Workers:
         if self.n == 1 or len(items) < 2:
             yield from (fn(item) for item in items)
             return
-        if self._pool is None:
-            self._pool = cf.ProcessPoolExecutor(self.n, mp_context=multiprocessing.get_context("spawn"))
         todo = iter(items)
         running: set[cf.Future[Staged]] = set()
         for item in todo:
-            running.add(self._pool.submit(fn, item))
+            running.add(self._submit(fn, item))
             if len(running) >= 2 * self.n:
                 done, running = cf.wait(running, return_when=cf.FIRST_COMPLETED)
                 yield from (f.result() for f in done)
         for f in cf.as_completed(running):
             yield f.result()
 
-    def close(self) -> None:
+    def close(self, *, now: bool = False) -> None:
         if self._pool is not None:
-            self._pool.shutdown()
+            if now:
+                pools.tear_down(self._pool)
+            else:
+                self._pool.shutdown()
             self._pool = None
 
     def __enter__(self) -> Workers:
         return self
 
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
+    def __exit__(self, kind: Any, *exc: Any) -> None:
+        self.close(now=kind is not None)
 
 
 class _tasks(Sequence):  # noqa: N801 - a lazy sequence of staging tasks

@@ -56,6 +56,11 @@ def install() -> None:
 def _came() -> None:
     if _cli["installed"] and not _cli["signalled"]:
         _cli["signalled"] = True
+        # Likewise a coroutine the interrupt stopped before it was awaited (inspect-ai's
+        # read_eval_log_async) is reported as it is collected: not a fault of the command.
+        import warnings
+
+        warnings.filterwarnings("ignore", message=r"coroutine .* was never awaited", category=RuntimeWarning)
         threading.Thread(target=_redeliver, daemon=True).start()
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as _dt
-import multiprocessing
 import os
 import signal
 import threading
@@ -29,6 +28,7 @@ from replay.batch import Reads
 from replay.state import Judgement, RunState
 from suites.registry import SuiteSpec
 
+from .. import pools
 from ..query import Views, run_splits
 from ..store import Store
 from .partitions import Partition
@@ -254,11 +254,6 @@ _POOL_WORKER: list[Judging] = []
 
 
 def _init_pool_worker(ctx: PassContext, folder: str) -> None:
-    # Ctrl-C reaches every process of the terminal's foreground group: a worker ignores it and
-    # the parent tears the pool down (see judge_on_workers). The worker was started with SIGINT
-    # blocked, so none arrived before this line; one pending now is discarded with the block.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     _POOL_WORKER[:] = [Judging(ctx, watchdog=Watchdog(folder))]
 
 
@@ -270,55 +265,18 @@ def _judge_in_worker(part: Partition) -> tuple[list[dict[str, Any]], dict[str, s
 
 
 def _start_pool(workers: int, ctx: PassContext, folder: str, todo: dict[str, Partition]) -> tuple[Any, dict[Any, str]]:
-    """Make the pool and submit the partitions; the pool spawns its workers here.
-
-    Ctrl-C must not cut this short: a worker spawned but not yet registered with the pool
-    could not be torn down. So SIGINT is held for the section (a Ctrl-C meanwhile is raised as
-    soon as every worker is registered), and blocked in this thread, whose mask the workers
-    inherit: they start with it blocked until they ignore it (_init_pool_worker).
-    """
-    import concurrent.futures as cf
-    from multiprocessing import resource_tracker
-
-    from .. import interrupts
-
+    """Make the pool and submit the partitions; the pool spawns its workers here, with Ctrl-C
+    held until every one is registered (trajectory.pools)."""
     pool = None
     try:
-        with interrupts.deferred():
-            # Started first: starting it unblocks SIGINT in this thread (it blocks and unblocks
-            # around its own spawn), which would undo the block below.
-            resource_tracker.ensure_running()
-            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-            try:
-                pool = cf.ProcessPoolExecutor(
-                    workers, mp_context=multiprocessing.get_context("spawn"), initializer=_init_pool_worker,
-                    initargs=(ctx, folder),
-                )
-                futures = {pool.submit(_judge_in_worker, part): key for key, part in todo.items() if part.runs}
-            finally:
-                signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+        with pools.spawning():
+            pool = pools.spawned_pool(workers, _init_pool_worker, (ctx, folder))
+            futures = {pool.submit(_judge_in_worker, part): key for key, part in todo.items() if part.runs}
     except BaseException:  # the Ctrl-C held above comes out here, once the workers exist
         if pool is not None:
-            _tear_down(pool)
+            pools.tear_down(pool)
         raise
     return pool, futures
-
-
-def _tear_down(pool: Any) -> None:
-    """End a pool now (after Ctrl-C or an error): workers stopped, none left behind, within a
-    second or two. A second Ctrl-C meanwhile is ignored: it must not cut this short."""
-    from .. import interrupts
-
-    with interrupts.ignored():
-        procs = list((getattr(pool, "_processes", None) or {}).values())
-        for proc in procs:
-            proc.terminate()
-        pool.shutdown(wait=False, cancel_futures=True)
-        for proc in procs:
-            proc.join(1.0)
-            if proc.is_alive():
-                proc.kill()
-                proc.join(1.0)
 
 
 def judge_on_workers(
@@ -367,7 +325,7 @@ def judge_on_workers(
                         progress(sum(len(d[0]) for d in done.values()), total)
                 pool.shutdown(wait=True)
             except BaseException:
-                _tear_down(pool)
+                pools.tear_down(pool)
                 raise
             if broken:
                 found = False

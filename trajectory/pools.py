@@ -1,0 +1,74 @@
+"""Process pools that Ctrl-C cannot leave half started or noisy.
+
+A terminal's Ctrl-C reaches every process of its foreground group, workers included. A worker
+hit while Python is still importing prints a traceback of its own, and one spawned but not yet
+registered with its pool could not be torn down. So workers are spawned with SIGINT blocked
+(the mask of the thread that starts a process is inherited through exec) and ignore it from
+their first line of traj code on; the parent alone answers Ctrl-C, by tearing the pool down.
+
+Every pool is spawned, never forked: the parent may hold DuckDB or Arrow threads, which a
+forked child would inherit in an unknown state.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import multiprocessing
+import signal
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from . import interrupts
+
+
+def _quiet_worker(init: Callable[..., None] | None, args: tuple[Any, ...]) -> None:
+    # The worker started with SIGINT blocked, so none arrived before this line; one pending
+    # now is discarded as it is ignored and unblocked.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    if init is not None:
+        init(*args)
+
+
+def spawned_pool(workers: int, initializer: Callable[..., None] | None = None,
+                 initargs: tuple[Any, ...] = ()) -> cf.ProcessPoolExecutor:
+    """A pool of ``workers`` spawned processes that ignore SIGINT. Submit to it inside
+    :func:`spawning`: a submit may start a worker."""
+    return cf.ProcessPoolExecutor(
+        workers, mp_context=multiprocessing.get_context("spawn"), initializer=_quiet_worker,
+        initargs=(initializer, initargs),
+    )
+
+
+@contextmanager
+def spawning() -> Iterator[None]:
+    """A section that may start workers: SIGINT is held (a Ctrl-C meanwhile is raised once the
+    section ends, every worker registered) and blocked in this thread, so that the workers it
+    starts begin with it blocked."""
+    from multiprocessing import resource_tracker
+
+    with interrupts.deferred():
+        # Started first: starting it unblocks SIGINT in this thread (it blocks and unblocks
+        # around its own spawn), which would undo the block below.
+        resource_tracker.ensure_running()
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            yield
+        finally:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+def tear_down(pool: cf.ProcessPoolExecutor) -> None:
+    """End a pool now (after Ctrl-C or an error): workers stopped, none left behind, within a
+    second or two. A second Ctrl-C meanwhile is ignored: it must not cut this short."""
+    with interrupts.ignored():
+        procs = list((getattr(pool, "_processes", None) or {}).values())
+        for proc in procs:
+            proc.terminate()
+        pool.shutdown(wait=False, cancel_futures=True)
+        for proc in procs:
+            proc.join(1.0)
+            if proc.is_alive():
+                proc.kill()
+                proc.join(1.0)
