@@ -37,7 +37,7 @@ from trajectory.ingest import DEFAULT_LIMITS, ingest_files
 from trajectory.judging import SuiteResolver, judge_runs
 from trajectory.store import Store
 
-from . import harness
+from . import harness, ingest_bench
 
 DEFAULT_OUT = Path(__file__).with_name("results") / "scaleout.json"
 PARTITIONS = (1, 2, 4, 8, 16)
@@ -90,7 +90,7 @@ def timed_pass(store: Store, **kw: Any) -> dict[str, Any]:
 def on_store(store: Store, chunks: list[Path], label: str) -> dict[str, Any]:
     out: dict[str, Any] = {"load_before": load()}
     harness._log(f"{label}: ingest")
-    out["ingest"] = harness.ingest(store, chunks)
+    out["ingest"] = ingest_bench.library(store, chunks, 1)  # one process on both stores
     harness._log(f"{label}: judge (local engine, 1 worker, written)")
     out["judge"] = timed_pass(store, timeout=60.0)
     harness._log(f"{label}: queries")

@@ -34,6 +34,11 @@ from .tables import EVENTS_SCHEMA
 from .text import plural
 
 
+#: A batch smaller than this is staged in this process: a worker spends about a second
+#: importing what staging needs, as long as staging 8 MiB takes here.
+PARALLEL_FROM = 8 << 20
+
+
 class PlainPath(Exception):
     """The batch needs the plain path's judgement (a refusal to word, or an unusual case)."""
 
@@ -52,10 +57,11 @@ class Workers:
                 self._pool = pools.spawned_pool(self.n)
             return self._pool.submit(fn, item)
 
-    def map(self, fn: Callable[..., Staged], items: Sequence[Any]) -> Iterator[Staged]:
+    def map(self, fn: Callable[..., Staged], items: Sequence[Any], *, here: bool = False) -> Iterator[Staged]:
         """``fn`` over ``items``, results in any order; at most two items per worker are in
-        flight (an item may carry a chunk's bytes, and they are not all held at once)."""
-        if self.n == 1 or len(items) < 2:
+        flight (an item may carry a chunk's bytes, and they are not all held at once).
+        ``here``: in this process (work too small to pay for starting workers)."""
+        if here or self.n == 1 or len(items) < 2:
             yield from (fn(item) for item in items)
             return
         todo = iter(items)
@@ -125,7 +131,10 @@ def ingest_chunks(
     with tempfile.TemporaryDirectory(prefix="traj-stage-") as folder:
         staged = []
         lines = 0
-        for one in workers.map(_stage_one, _tasks(chunks, folder, limits)):
+        if progress is not None:
+            progress(0, None)  # the file's name on the bar while its first chunks are staged
+        small = sum(c.size for c in chunks) < PARALLEL_FROM
+        for one in workers.map(_stage_one, _tasks(chunks, folder, limits), here=small):
             staged.append(one)
             lines += one.newlines
             if progress is not None:

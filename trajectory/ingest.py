@@ -28,7 +28,7 @@ from .errors import ConflictError, LimitError, SchemaError, TrajError
 from .eventrows import rows, sort_for_layout  # noqa: F401 - the rows of new events, for callers
 from .jsonkeys import duplicate_key
 from .patchcheck import WorldCheck
-from .staging import CHUNK_BYTES, Chunk, chunks_of_bytes, chunks_of_file
+from .staging import Chunk, chunks_of_bytes, chunks_of_file
 from .store import Store, now_utc
 from .tables import ARROW_TYPES, EVENTS_SCHEMA, TS, events_schema
 from .text import first_difference, plural
@@ -428,7 +428,7 @@ def ingest_bytes(
     limits: Limits = DEFAULT_LIMITS,
     split_of: SplitResolver | None = None,
     workers: Workers | None = None,
-    chunk_bytes: int = CHUNK_BYTES,
+    chunk_bytes: int | None = None,
     progress: Progress | None = None,
 ) -> IngestReport:
     """Validate and append one batch; all of it or nothing. Durable when this returns.

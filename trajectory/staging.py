@@ -32,6 +32,14 @@ from . import events as ev
 #: Input bytes per chunk: small enough that a worker holds a few times this, large enough that
 #: the per-chunk costs (a staged file, a batch of columns) stay small beside the events'.
 CHUNK_BYTES = 16 << 20
+#: The smallest chunk cut from a file: a file is cut into about 16 chunks between this and
+#: CHUNK_BYTES, so that a small one still tells progress as its chunks are staged.
+MIN_CHUNK_BYTES = 1 << 20
+
+
+def chunk_size(total: int) -> int:
+    """The chunk size for a batch of ``total`` bytes."""
+    return min(CHUNK_BYTES, max(MIN_CHUNK_BYTES, total // 16))
 
 # The event types with ``run_id`` as a plain string: msgspec checks a pattern constraint with a
 # Python regex call per event, so the run ids are checked here once per chunk instead (a
@@ -96,14 +104,17 @@ class Staged:
     starts: pa.Table | None = None  # run_id and run columns of every run_started
 
 
-def chunks_of_bytes(data: bytes, size: int = CHUNK_BYTES) -> list[Chunk]:
-    """Newline-aligned chunks of ``data``."""
+def chunks_of_bytes(data: bytes, size: int | None = None) -> list[Chunk]:
+    """Newline-aligned chunks of ``data`` (of :func:`chunk_size` unless given)."""
+    size = size or chunk_size(len(data))
     return [Chunk(i, data=data, offset=a, size=b - a) for i, (a, b) in enumerate(_bounds(data, size))]
 
 
-def chunks_of_file(path: str, size: int = CHUNK_BYTES) -> list[Chunk]:
-    """Newline-aligned chunks of a file, found by reading a little around each cut."""
+def chunks_of_file(path: str, size: int | None = None) -> list[Chunk]:
+    """Newline-aligned chunks of a file (of :func:`chunk_size` unless given), found by reading
+    a little around each cut."""
     total = os.path.getsize(path)
+    size = size or chunk_size(total)
     cuts = [0]
     with open(path, "rb") as fh:
         while cuts[-1] + size < total:
