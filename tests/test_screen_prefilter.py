@@ -17,7 +17,9 @@ from hypothesis import strategies as st
 from judges.matchers import _squeezed, _whole, phrase_spans
 from judges.screens import clocks, folded
 from judges.tokens import fold, scan
-from suites.device.checks import _shows_text, _shows_text_plain, _time_needle
+from suites.device.checks import Items, _show, _shows_text, _shows_text_plain, _time_needle, answer_grounded
+from suites.device.model import AnswerGrounded
+from tests.device_helpers import state
 from tests.strategies_matchers import examples, full_width, time_renderings, to_chinese
 
 _WS = re.compile(r"\s+")
@@ -223,3 +225,48 @@ def test_phrase_spans_is_phrase_hits_on_the_folded_text(case: tuple[str, str]) -
 def test_named_cases(needle: str, screen: str, shown: bool) -> None:
     assert _shows_text(needle, screen) is shown
     assert _shows_text_plain(needle, screen) is shown
+
+
+# -- answer_grounded reads the last screens lazily, newest first ------------------------------------
+
+ANSWER_PIECES = ["闹钟是", "《三体》", "“霸王别姬”", "状态: 已发货", "共", "，", "。", "和", "约", "不是", "1. ", "第一条"]
+
+
+@st.composite
+def grounded_case(draw) -> tuple[str, list[str], int]:
+    """An answer of items and the screens that may show them (in some spelling) or not."""
+    parts = []
+    for _ in range(draw(st.integers(0, 5))):
+        kind = draw(st.sampled_from(["clock", "number", "code", "word"]))
+        if kind == "clock":
+            parts.append(draw(clock_text()))
+        elif kind == "number":
+            parts.append(draw(st.sampled_from(NUMBERS)))
+        elif kind == "code":
+            parts.append(draw(st.sampled_from(CODES + MARKERS)))
+        else:
+            parts.append(draw(st.sampled_from(ANSWER_PIECES)))
+    answer = " ".join(parts)
+    shots = []
+    for _ in range(draw(st.integers(0, 6))):
+        bits = [_variant(draw, p) for p in parts if draw(st.booleans())]
+        if draw(st.booleans()):
+            bits.append(draw(screens(draw(st.sampled_from(parts or ["06:40"])))))
+        shots.append(" ".join(bits))
+    return answer, shots, draw(st.integers(1, 6))
+
+
+@PROPS
+@given(grounded_case())
+@example(("闹钟是 06:40 和 《三体》", ["三体 6:40", "无关", "06:40"], 3))
+@example(("共 25 元 CMCC-8F2A", ["cmcc-8f2a", "共25元"], 5))
+def test_answer_grounded_equals_reading_every_screen(case: tuple[str, list[str], int]) -> None:
+    answer, shots, window = case
+    run = state(answer, [(t, None) for t in shots])
+    got = answer_grounded(AnswerGrounded(minItems=1, window=window), run)
+    # Every one of the last screens read, as answer_grounded did before it read them lazily.
+    screens_read = [Items(s.text, items=False) for s in run.last_screens(window)]
+    items = Items(answer, items=True).items()
+    want = [_show(k, v) for k, v in items if not any(s.grounds(k, v) for s in screens_read)]
+    assert got.actual["ungrounded"] == want
+    assert got.passed == (bool(items) and not want)

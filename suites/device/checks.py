@@ -378,8 +378,21 @@ def answer_grounded(check: AnswerGrounded, state: RunState, name: str = "answer_
     if answer is None:
         return Check(name=name, passed=False, expected=expected, actual=None, reason="no final answer")
     items = Items(answer, items=True).items()
-    screens = [Items(s.text, items=False) for s in state.last_screens(check.window)]
-    ungrounded = [_show(kind, value) for kind, value in items if not any(s.grounds(kind, value) for s in screens)]
+    last = state.last_screens(check.window)
+    read: dict[int, Items] = {}
+
+    def on_a_screen(kind: str, value: Any) -> bool:
+        # Newest first, and each screen read (scanned) only when an item needs it: the last
+        # screen usually shows the answer, and whether any screen shows an item is the same in
+        # any order (Items is a pure function of the text).
+        for i in reversed(range(len(last))):
+            if i not in read:
+                read[i] = Items(last[i].text, items=False)
+            if read[i].grounds(kind, value):
+                return True
+        return False
+
+    ungrounded = [_show(kind, value) for kind, value in items if not on_a_screen(kind, value)]
     shown = [_show(k, v) for k, v in items]
     if len(items) < check.minItems:
         reason = f"{len(items)} item{'s' if len(items) != 1 else ''} in the answer, at least {check.minItems} expected"
