@@ -7,7 +7,7 @@ A scan is a pure function of the text, so its result is memoised: a bounded
 least-recently-used table, which changes nothing a judge computes, only how often. Callers
 read a :class:`judges.tokens.Scan` and never change it.
 
-Two cheaper readings serve checks that need less than a scan (a tenth of its cost or less):
+Two cheaper readings serve checks that need less than a scan (a fraction of its cost):
 ``folded`` is exactly ``scan(text).text``, and ``clocks`` holds every reading that any time
 token of ``scan(text)`` can have, so a screen whose clocks miss a wanted time shows no such
 time and needs no scan.
