@@ -27,6 +27,7 @@ import datetime as dt
 import math
 import re
 from collections import Counter
+from functools import lru_cache
 from numbers import Real
 from typing import Any
 
@@ -56,6 +57,7 @@ __all__ = [
     "parse_number",
     "parse_times",
     "phrase_hits",
+    "phrase_spans",
 ]
 
 normalize_text = fold
@@ -187,35 +189,45 @@ def _squeezed(text: str) -> tuple[str, list[int]]:
     return "".join(text[i] for i in keep), keep
 
 
-def phrase_hits(needle: str, s: Scan, *, asserted: bool = True) -> list[tuple[int, int]]:
-    """Spans where `needle` stands in the scanned text as a whole phrase (case and whitespace
-    ignored); with ``asserted``, only where its clause asserts it (negators outside the needle
-    count, inside it they are part of the value) and it is not one of alternatives."""
-    want = fold(needle).casefold()
+def phrase_spans(needle: str, folded: str) -> list[tuple[int, int]]:
+    """Spans where `needle` stands as a whole phrase (case and whitespace ignored) in `folded`,
+    a text as ``fold`` gives it (``Scan.text``), asserted or not. It reads the folded text only,
+    so a caller that needs no clauses (``screen_has``) need not scan the text at all."""
+    want, sq_want = _wanted(needle if isinstance(needle, str) else "")  # fold reads a non-str as ""
     if not want.strip():
         return []
-    hay = s.text.casefold()
+    hay = folded.casefold()
     spans: list[tuple[int, int]] = []
     pos = hay.find(want)
     while pos != -1:
         spans.append((pos, pos + len(want)))
         pos = hay.find(want, pos + 1)
-    if not spans:
-        # Agents space words differently ("iPhone 15" / "iPhone15"): retry without whitespace.
-        sq_want = _WS_RE.sub("", want)
+    # Agents space words differently ("iPhone 15" / "iPhone15"): retry without whitespace.
+    # "".join(hay.split()) is _squeezed(hay)'s text (both drop what str.isspace calls space),
+    # built in C: the index of every kept character is built only when the needle is there.
+    if not spans and sq_want and sq_want in "".join(hay.split()):
         sq_hay, index = _squeezed(hay)
-        pos = sq_hay.find(sq_want) if sq_want else -1
+        pos = sq_hay.find(sq_want)
         while pos != -1:
             spans.append((index[pos], index[pos + len(sq_want) - 1] + 1))
             pos = sq_hay.find(sq_want, pos + 1)
-    out = []
-    for a, b in spans:
-        if not _whole(hay, a, b, _WS_RE.sub("", want)):
-            continue
-        if asserted and not _asserted_at(s, a, b):
-            continue
-        out.append((a, b))
-    return out
+    return [(a, b) for a, b in spans if _whole(hay, a, b, sq_want)]
+
+
+@lru_cache(maxsize=1024)
+def _wanted(needle: str) -> tuple[str, str]:
+    """A needle as phrase_spans looks for it (folded, casefolded) and without its whitespace:
+    folded once per needle, not once per screen it is looked for on."""
+    want = fold(needle).casefold()
+    return want, _WS_RE.sub("", want)
+
+
+def phrase_hits(needle: str, s: Scan, *, asserted: bool = True) -> list[tuple[int, int]]:
+    """Spans where `needle` stands in the scanned text as a whole phrase (case and whitespace
+    ignored); with ``asserted``, only where its clause asserts it (negators outside the needle
+    count, inside it they are part of the value) and it is not one of alternatives."""
+    spans = phrase_spans(needle, s.text)
+    return [(a, b) for a, b in spans if _asserted_at(s, a, b)] if asserted else spans
 
 
 def _asserted_at(s: Scan, a: int, b: int) -> bool:

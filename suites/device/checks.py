@@ -41,8 +41,8 @@ from typing import Any
 from judges import dates as D
 from judges.base import Check
 from judges.claims import outclaimed
-from judges.matchers import asserted_at, phrase_hits, stated_spans
-from judges.screens import scanned
+from judges.matchers import asserted_at, phrase_hits, phrase_spans, stated_spans
+from judges.screens import clocks, folded, scanned
 from judges.tokens import QUOTE_RE, asserted_in, fold, scan
 from replay.state import RunState
 
@@ -378,8 +378,21 @@ def answer_grounded(check: AnswerGrounded, state: RunState, name: str = "answer_
     if answer is None:
         return Check(name=name, passed=False, expected=expected, actual=None, reason="no final answer")
     items = Items(answer, items=True).items()
-    screens = [Items(s.text, items=False) for s in state.last_screens(check.window)]
-    ungrounded = [_show(kind, value) for kind, value in items if not any(s.grounds(kind, value) for s in screens)]
+    last = state.last_screens(check.window)
+    read: dict[int, Items] = {}
+
+    def on_a_screen(kind: str, value: Any) -> bool:
+        # Newest first, and each screen read (scanned) only when an item needs it: the last
+        # screen usually shows the answer, and whether any screen shows an item is the same in
+        # any order (Items is a pure function of the text).
+        for i in reversed(range(len(last))):
+            if i not in read:
+                read[i] = Items(last[i].text, items=False)
+            if read[i].grounds(kind, value):
+                return True
+        return False
+
+    ungrounded = [_show(kind, value) for kind, value in items if not on_a_screen(kind, value)]
     shown = [_show(k, v) for k, v in items]
     if len(items) < check.minItems:
         reason = f"{len(items)} item{'s' if len(items) != 1 else ''} in the answer, at least {check.minItems} expected"
@@ -408,14 +421,36 @@ def _time_needle(needle: str) -> list[tuple[int, int]]:
 def _shows_text(needle: str, text: str) -> bool:
     """The text shows `needle` as a whole value: "标记-b1" is not on "标记-b12". A needle that is
     a time is compared by its meaning, like answer_grounded: 06:40 is on "6:40", "06:40" and
-    "上午6:40", never on "16:40", "18:40" or "6:40 下午"."""
+    "上午6:40", never on "16:40", "18:40" or "6:40 下午".
+
+    Equal to `_shows_text_plain` (tests/test_screen_prefilter.py holds them equal), without
+    scanning most screens: a phrase is found in the folded text alone (``phrase_hits`` with
+    ``asserted=False`` reads nothing else), and a time needle scans only a screen where the
+    clock finder already reads the wanted time (the scan's time tokens are a subset of those)."""
+    if not isinstance(text, str):
+        return _shows_text_plain(needle, text)
+    want = _time_needle(needle)
+    if want:
+        if not set(want) & clocks(text):
+            return False
+        return any(set(want) & set(t.value) for t in scanned(text).tokens if t.kind == "time")
+    hay = folded(text)
+    if phrase_spans(needle, hay):
+        return True
+    # A clock written without its leading zero is the same clock: 6:40 is on 06:40.
+    bare = (folded(needle) if isinstance(needle, str) else fold(needle)).strip()
+    return bool(re.fullmatch(r"\d:\d{2}", bare)) and bool(phrase_spans("0" + bare, hay))
+
+
+def _shows_text_plain(needle: str, text: str) -> bool:
+    """`_shows_text` computed from the whole scan of every screen: the reference the fast path
+    is tested against."""
     s = scanned(text) if isinstance(text, str) else scan(text)
     want = _time_needle(needle)
     if want:
         return any(set(want) & set(t.value) for t in s.tokens if t.kind == "time")
     if phrase_hits(needle, s, asserted=False):
         return True
-    # A clock written without its leading zero is the same clock: 6:40 is on 06:40.
     return bool(re.fullmatch(r"\d:\d{2}", fold(needle).strip())) and bool(phrase_hits("0" + fold(needle).strip(), s, asserted=False))
 
 
