@@ -74,40 +74,59 @@ def test_every_sample_run_is_stored_alike_in_any_chunks(samples: bytes, tmp_path
     assert stored(one).equals(stored(two))
 
 
-def without_state_patches(data: bytes) -> bytes:
-    """The runs of ``data`` that change no world state (a batch with state patches is decided
-    by the plain path, which checks each patch against the state it follows)."""
-    import json
-
-    lines = data.splitlines(keepends=True)
-    patched = {json.loads(x)["run_id"] for x in lines if json.loads(x)["kind"] == "state_changed"}
-    return b"".join(x for x in lines if json.loads(x)["run_id"] not in patched)
-
-
 def test_valid_files_do_not_go_the_plain_way(samples: bytes, tmp_path, monkeypatch) -> None:
-    """The staged path really decides a valid file (and a re-ingest of it) by itself."""
+    """The staged path really decides a valid file (and a re-ingest of it) by itself, state
+    patches included (each checked against the state it follows)."""
     import trajectory.ingest as ingest
 
-    data = without_state_patches(samples)
-    assert len(data) > len(samples) // 4
+    assert b'"kind":"state_changed"' in samples and b'"patch"' in samples
 
     def no(*args, **kwargs):
         raise AssertionError("the plain path was taken")
 
     monkeypatch.setattr(ingest, "parse", no)
     store = Store(tmp_path / "s")
-    assert staged(store, data, 4096).new > 0
-    assert staged(store, data, 4096).new == 0
+    assert staged(store, samples, 4096).new > 0
+    assert staged(store, samples, 4096).new == 0
 
 
-def test_a_batch_with_state_patches_is_checked_by_the_plain_path(samples: bytes, tmp_path, monkeypatch) -> None:
-    import trajectory.ingest as ingest
+POISON = {"op": "replace", "path": "/no/such", "value": 1}
 
-    taken = []
-    real = ingest.parse
-    monkeypatch.setattr(ingest, "parse", lambda *a, **k: taken.append(1) or real(*a, **k))
-    assert staged(Store(tmp_path / "s"), samples, 4096).new > 0
-    assert taken
+
+def patched_run(run_id: str, patches: list[list[dict]], start: int = 0, started: bool = True) -> list[str]:
+    head = [line(run_id, 0, "run_started", suite="example", task="current_temp", params={"city": "北京"},
+                 state={"a": {"b": 1}})] if started else []
+    return head + [line(run_id, start + i, "state_changed", patch=p) for i, p in enumerate(patches, 1)]
+
+
+@pytest.mark.parametrize("chunk", [1, 300, 1 << 30])
+def test_a_patch_that_cannot_apply_is_refused_alike(tmp_path, chunk: int) -> None:
+    """In the batch's first chunk or a later one, on a run started in the batch: the same
+    refusal, word for word, and nothing written."""
+    ok = [{"op": "add", "path": "/a/c", "value": 2}]
+    data = jsonl(example_run("a") + patched_run("p", [ok, [{"op": "test", "path": "/a/c", "value": 2}, POISON]]))
+    one, two = Store(tmp_path / "plain"), Store(tmp_path / "staged")
+    said = outcome(plain, one, data)
+    assert said[0] == "SchemaError" and "$.patch[1]: cannot apply" in said[1], said
+    assert outcome(staged, two, data, chunk) == said
+    assert not two.has_table("events")
+
+
+@pytest.mark.parametrize("chunk", [1, 1 << 30])
+def test_a_continued_run_is_checked_against_its_stored_state(tmp_path, chunk: int) -> None:
+    """A run whose start is in the store: its new patches follow the stored state (a patch of
+    /a/c, added by a stored patch, applies; one of a path it removed does not)."""
+    first = jsonl(patched_run("p", [[{"op": "add", "path": "/a/c", "value": 2}]]))
+    good = jsonl(patched_run("p", [[{"op": "replace", "path": "/a/c", "value": 3}],
+                                   [{"op": "remove", "path": "/a/c"}]], start=1, started=False))
+    bad = jsonl(patched_run("p", [[{"op": "replace", "path": "/a/c", "value": 4}]], start=3, started=False))
+    one, two = Store(tmp_path / "plain"), Store(tmp_path / "staged")
+    for data in (first, good):
+        assert outcome(plain, one, data) == outcome(staged, two, data, chunk)
+    said = outcome(plain, one, bad)
+    assert said[0] == "SchemaError" and "$.patch[0]: cannot apply" in said[1], said
+    assert outcome(staged, two, bad, chunk) == said
+    assert stored(one).equals(stored(two))
 
 
 def test_staging_on_worker_processes_stores_the_same(samples: bytes, tmp_path) -> None:

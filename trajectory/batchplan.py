@@ -161,8 +161,7 @@ def ingest_chunks(
         )
         starts = pa.concat_tables([s.starts for s in staged if s.starts is not None and s.starts.num_rows]
                                   or [pa.table({"run_id": pa.array([], pa.string())})], promote_options="default")
-        if pc.any(pc.equal(meta.column("kind"), "state_changed")).as_py():
-            raise PlainPath("state patches to check")
+        patched = pc.any(pc.equal(meta.column("kind"), "state_changed")).as_py()
         report.events = meta.num_rows
         report.runs = len(pc.unique(meta.column("run_id")))
         # Staged rows are in the table's layout; the rules read the events in line order.
@@ -175,6 +174,8 @@ def ingest_chunks(
             in_order, infos = plan(store, meta.take(order), starts, limits, split_of)
             new = np.empty(meta.num_rows, dtype=bool)
             new[order] = np.asarray(in_order.to_numpy(), dtype=bool)
+            if patched:
+                _check_patches(store, staged, offsets, meta.column("line").filter(pa.array(new)))
             n_new = int(new.sum())
             report.new = n_new
             report.present = meta.num_rows - n_new
@@ -187,6 +188,29 @@ def ingest_chunks(
                     report.version = store.append("events", batches)
                     interrupts.note(f"{source} ({plural(n_new, 'new event')})")
     return report
+
+
+def _check_patches(store: Store, staged: list[Staged], offsets: list[int], new_lines: pa.ChunkedArray) -> None:
+    """PlainPath when a new state patch cannot apply to the state it follows (the plain path
+    words the refusal). ``offsets``: each chunk's first line in the batch, less one.
+
+    The batch's run starts and state changes are read in line order and the new ones checked
+    as the plain path checks them; a run not started in the batch has its state read from the
+    store (a run with nothing stored reads as no state, as it does there)."""
+    from .patchcheck import WorldCheck
+
+    worlds = pa.concat_tables(
+        w.set_column(0, "line", pc.add(w.column("line"), pa.scalar(offset + 1, pa.int64())))
+        for w, offset in zip((s.worlds for s in staged), offsets)
+        if w is not None and w.num_rows
+    )
+    order = pc.sort_indices(worlds, sort_keys=[("line", "ascending")])
+    worlds = worlds.take(order)
+    fresh = pc.is_in(worlds.column("line"), value_set=new_lines).to_pylist()
+    check = WorldCheck(store, set(worlds.column("run_id").to_pylist()))
+    for data, is_new in zip(worlds.column("data").to_pylist(), fresh):
+        if is_new and check.check(ev.decode(data)) is not None:
+            raise PlainPath("a state patch that cannot apply")
 
 
 def _split(flat: np.ndarray, sizes: list[int]) -> list[np.ndarray]:

@@ -102,6 +102,7 @@ class Staged:
     path: str | None = None  # the staged rows (Arrow IPC), when there were no problems
     meta: pa.Table | None = None  # line, run_id, seq, kind, hash of every event
     starts: pa.Table | None = None  # run_id and run columns of every run_started
+    worlds: pa.Table | None = None  # line, run_id, seq, data of every run_started and state_changed
 
 
 def chunks_of_bytes(data: bytes, size: int | None = None) -> list[Chunk]:
@@ -343,7 +344,12 @@ def _stage_events(index: int, chunk_lines: Lines, events: list[ev.Event], lines:
     with pa.OSFile(path, "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
         writer.write_table(table)
     meta = table.select(["line", "run_id", "seq", "kind", "hash"])
-    return Staged(index, chunk_lines.newlines, [], 0, 0, path, meta, starts)
+    # What ingest needs to check state patches against the states they follow (patchcheck.py).
+    worlds = table.filter(pc.is_in(table.column("kind"), value_set=_WORLD_KINDS)).select(["line", "run_id", "seq", "data"])
+    return Staged(index, chunk_lines.newlines, [], 0, 0, path, meta, starts, worlds)
+
+
+_WORLD_KINDS = pa.array(["run_started", "state_changed"])
 
 
 def _colons(buffer: bytes, starts: np.ndarray, stops: np.ndarray) -> np.ndarray:
