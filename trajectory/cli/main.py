@@ -64,6 +64,21 @@ def _load() -> Any:
     return typer.main.get_command(build_app())
 
 
+def _release_pool_semaphores() -> None:
+    """Unlink the semaphores of a pool torn down by Ctrl-C, which os._exit would leave behind:
+    multiprocessing's resource tracker (a process of its own, on our stderr) would clean them up
+    with a warning about leaked objects. These are multiprocessing's own exit-time finalizers of
+    priority 0 and up (semaphores, queue closes), not the ones that join threads."""
+    if "multiprocessing.util" not in sys.modules:
+        return
+    from multiprocessing import util
+
+    try:
+        util._run_finalizers(0)
+    except Exception:  # noqa: BLE001 - the command is leaving after Ctrl-C; nothing to report
+        pass
+
+
 def main() -> None:
     """Entry point. Ctrl-C anywhere — while loading, parsing or running a command — ends in one
     line and exit status 130; commands say what they committed (see cli/common.py).
@@ -98,6 +113,7 @@ def main() -> None:
         code = 130
     if interrupts.signalled():
         signal.signal(signal.SIGINT, signal.SIG_IGN)
+        _release_pool_semaphores()
         for stream in (sys.stdout, sys.stderr):
             try:
                 stream.flush()
