@@ -42,6 +42,7 @@ def main(argv: list[str] | None = None) -> int:
         # that a small corpus still exercises the worker pool.
         partition=a.partition or min(2000, max(50, runs // (2 * max(1, a.workers)))),
         profile=not (a.no_profile or a.quick), workdir=a.workdir, keep=bool(a.workdir),
+        partial=str(Path(a.out).with_suffix(".partial.json")),
     )
     results = harness.run(cfg)
     results["label"] = a.label
@@ -51,6 +52,8 @@ def main(argv: list[str] | None = None) -> int:
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(results, indent=1, ensure_ascii=False) + "\n")
     print(f"results written to {out}")
+    if cfg.partial:
+        Path(cfg.partial).unlink(missing_ok=True)
     if a.compare:
         print()
         print(report.compare(report.load(a.compare), results))

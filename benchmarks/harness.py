@@ -71,6 +71,7 @@ class Config:
     device_events_per_run: int = 90
     query_repeat: int = 5
     profile: bool = True
+    partial: str | None = None  # where each finished section's results are written as it ends
     workdir: str | None = None
     keep: bool = False
 
@@ -256,6 +257,12 @@ def run(cfg: Config) -> dict[str, Any]:
     root = Path(cfg.workdir) if cfg.workdir else Path(tempfile.mkdtemp(prefix="traj-bench-"))
     root.mkdir(parents=True, exist_ok=True)
     w = cfg.workers
+
+    def checkpoint() -> None:
+        """What is measured so far, written out: a run cut short still leaves its figures."""
+        if cfg.partial:
+            Path(cfg.partial).write_text(json.dumps(results, indent=1, ensure_ascii=False) + "\n")
+
     try:
         _log(f"corpus: {cfg.runs} runs x ~{cfg.events_per_run} events in {root}")
         t = time.perf_counter()
@@ -281,11 +288,13 @@ def run(cfg: Config) -> dict[str, Any]:
         results["ingest"]["load"] = load()
         if len(c.chunks) == 1:
             small_runs = _small_store(cfg, c, root)
+        checkpoint()
         _log(f"ingest floor: DuckDB parsing and grouping the same files on {w} threads")
         results["ingest"]["floor"] = floors.ingest_floor(c.chunks, w)
         sizes = sorted({min(c.chunks, key=lambda p: p.stat().st_size), max(c.chunks, key=lambda p: p.stat().st_size)})
         results["ingest"]["memory"] = ingest_bench.memory_by_size(root, sizes, w)
 
+        checkpoint()
         # -- re-judge everything (traj judge --all) --------------------------------------------
         base = {"store": str(root / "store"), "partition": cfg.partition}
         _log("re-judge --all: staged (workers=1, timed by stage)")
@@ -311,17 +320,21 @@ def run(cfg: Config) -> dict[str, Any]:
         }
         results["memory"] = _memory(cfg, small_runs, w1, ww, s1, sw)
 
+        checkpoint()
         # -- re-judge what changed (traj judge) ------------------------------------------------
         _log("incremental: nothing changed, then one task changed")
         results["incremental"] = rejudge_child({**base, "mode": "incremental"})
         results["incremental"]["load"] = load()
 
+        checkpoint()
         _log(f"judge floor: DuckDB reading what the judges need, grouped by run ({w} and 1 threads)")
         results["floors"] = {f"judge_{w}": floors.judge_floor(store, w), "judge_1": floors.judge_floor(store, 1)}
 
+        checkpoint()
         # -- the held-out-style corpus: device runs, many screens each -------------------------
         results["device_corpus"] = device_corpus(cfg, root)
 
+        checkpoint()
         _log("queries")
         results["query"] = queries(store, cfg.query_repeat)
         results["query"]["load"] = load()
@@ -329,6 +342,7 @@ def run(cfg: Config) -> dict[str, Any]:
         results["view"] = view_pages(root / "store")
         results["view"]["load"] = load()
 
+        checkpoint()
         _log(f"baseline (b): per-run path on {len(c.per_run)} runs (one process)")
         results["baselines"] = {}
         pr = baselines.per_run(c.run_dir, c.per_run, c.pairs)
@@ -337,6 +351,7 @@ def run(cfg: Config) -> dict[str, Any]:
         pr["same_verdicts_as_batch"] = not mismatches
         pr["mismatches"] = mismatches[:20]
         results["baselines"]["per_run"] = pr
+        checkpoint()
         samples = _inspect_runs(c, cfg.inspect_samples)
         _log(f"baseline (c): inspect score on {len(samples)} of the corpus's runs (one process)")
         if samples:
@@ -344,6 +359,7 @@ def run(cfg: Config) -> dict[str, Any]:
                 root / "inspect", c.run_dir, samples, c.pairs, v_staged)
         else:
             results["baselines"]["inspect"] = {"status": "skipped (--inspect-samples 0)"}
+        checkpoint()
         results["verify"] = _verify_small(cfg)
     finally:
         if not cfg.keep and not cfg.workdir:
