@@ -19,8 +19,8 @@ from judges.screens import clocks, folded
 from judges.tokens import fold, scan
 from suites.device.checks import Items, _show, _shows_text, _shows_text_plain, _time_needle, answer_grounded
 from suites.device.model import AnswerGrounded
-from tests.device_helpers import state
-from tests.strategies_matchers import examples, full_width, time_renderings, to_chinese
+from device_helpers import state
+from strategies_matchers import examples, full_width, time_renderings, to_chinese
 
 _WS = re.compile(r"\s+")
 
