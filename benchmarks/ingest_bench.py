@@ -16,6 +16,8 @@ from trajectory.ingest import Workers, ingest_bytes
 from trajectory.judging import SuiteResolver
 from trajectory.store import Store
 
+from .procmem import tree_rss_kb
+
 
 def _log(msg: str) -> None:
     print(f"[bench {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
@@ -53,28 +55,6 @@ def library(store: Store, chunks: list[Path], workers: int,
     }
 
 
-def _status_kb(pid: int, field: str) -> int | None:
-    try:
-        with open(f"/proc/{pid}/status") as fh:
-            for line in fh:
-                if line.startswith(field + ":"):
-                    return int(line.split()[1])
-    except (OSError, ValueError):
-        return None
-    return None
-
-
-def _children(pid: int) -> list[int]:
-    out = []
-    try:
-        for tid in os.listdir(f"/proc/{pid}/task"):
-            with open(f"/proc/{pid}/task/{tid}/children") as fh:
-                out += [int(c) for c in fh.read().split()]
-    except (OSError, ValueError):
-        pass
-    return out
-
-
 def tree_peak(proc: subprocess.Popen, interval: float = 0.05) -> int:
     """The largest resident memory (KiB) of a process and all its descendants, sampled every
     ``interval`` seconds until it ends (a spike shorter than that can be missed)."""
@@ -83,12 +63,7 @@ def tree_peak(proc: subprocess.Popen, interval: float = 0.05) -> int:
     def sample() -> None:
         nonlocal peak
         while proc.poll() is None:
-            total = 0
-            todo = [proc.pid]
-            while todo:
-                pid = todo.pop()
-                total += _status_kb(pid, "VmRSS") or 0
-                todo += _children(pid)
+            total, _ = tree_rss_kb(proc.pid)
             peak = max(peak, total)
             time.sleep(interval)
 

@@ -27,6 +27,8 @@ from typing import Any
 from trajectory import judging
 from trajectory.store import Store
 
+from .procmem import status_kb, tree_rss_kb
+
 
 def peak_rss_mb() -> dict[str, float]:
     """Peak resident memory so far, in MiB.
@@ -37,34 +39,12 @@ def peak_rss_mb() -> dict[str, float]:
     """
     self_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     child_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    hwm = _status_kb(os.getpid(), "VmHWM")
+    hwm = status_kb(os.getpid(), "VmHWM")
     return {
         "self_mb": round((hwm if hwm is not None else self_kb) / 1024, 1),
         "ru_maxrss_self_mb": round(self_kb / 1024, 1),
         "ru_maxrss_children_mb": round(child_kb / 1024, 1),
     }
-
-
-def _status_kb(pid: int, field: str) -> int | None:
-    try:
-        with open(f"/proc/{pid}/status") as fh:
-            for line in fh:
-                if line.startswith(field + ":"):
-                    return int(line.split()[1])
-    except (OSError, ValueError):
-        return None
-    return None
-
-
-def _children(pid: int) -> list[int]:
-    out = []
-    try:
-        for tid in os.listdir(f"/proc/{pid}/task"):
-            with open(f"/proc/{pid}/task/{tid}/children") as fh:
-                out += [int(c) for c in fh.read().split()]
-    except (OSError, ValueError):
-        pass
-    return out
 
 
 class TreeSampler:
@@ -82,15 +62,8 @@ class TreeSampler:
     def _loop(self) -> None:
         me = os.getpid()
         while not self._stop.is_set():
-            total = 0
-            todo = [me]
-            while todo:
-                pid = todo.pop()
-                rss = _status_kb(pid, "VmRSS") or 0
-                total += rss
-                if pid != me:
-                    self.peak_child_kb = max(self.peak_child_kb, rss)
-                todo += _children(pid)
+            total, largest = tree_rss_kb(me)
+            self.peak_child_kb = max(self.peak_child_kb, largest)
             self.peak_kb = max(self.peak_kb, total)
             self._stop.wait(self.interval)
 
