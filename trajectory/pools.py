@@ -64,6 +64,7 @@ def tear_down(pool: cf.ProcessPoolExecutor) -> None:
     second or two. A second Ctrl-C meanwhile is ignored: it must not cut this short."""
     with interrupts.ignored():
         procs = list((getattr(pool, "_processes", None) or {}).values())
+        manager = getattr(pool, "_executor_manager_thread", None)
         for proc in procs:
             proc.terminate()
         pool.shutdown(wait=False, cancel_futures=True)
@@ -72,3 +73,11 @@ def tear_down(pool: cf.ProcessPoolExecutor) -> None:
             if proc.is_alive():
                 proc.kill()
                 proc.join(1.0)
+        # The pool's manager thread outlives shutdown(wait=False): it finds the workers gone,
+        # closes the queues and drops the last references to their semaphores, whose finalizers
+        # unlink each one and then tell the resource tracker. A process that ends (os._exit
+        # after Ctrl-C) between those two steps leaves the tracker to report a "leaked"
+        # semaphore on our stderr. So the thread is let finish first; with the workers dead it
+        # ends at once.
+        if manager is not None and manager.is_alive():
+            manager.join(2.0)

@@ -1,0 +1,33 @@
+"""Pools torn down after Ctrl-C or an error leave nothing running in the process: no worker and
+no thread of the pool, so that the os._exit which follows an interrupt cannot cut a semaphore's
+clean-up in half (the resource tracker would then report a "leaked" semaphore on stderr)."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from trajectory import pools
+
+
+def _nap(seconds: float) -> float:
+    time.sleep(seconds)
+    return seconds
+
+
+def test_tear_down_leaves_no_worker_and_no_thread_of_the_pool() -> None:
+    before = set(threading.enumerate())
+    pool = pools.spawned_pool(2)
+    with pools.spawning():
+        futures = [pool.submit(_nap, 30.0) for _ in range(4)]
+    procs = list(pool._processes.values())
+    while not any(f.running() for f in futures):
+        time.sleep(0.01)
+    started = time.monotonic()
+    pools.tear_down(pool)
+    took = time.monotonic() - started
+    assert all(not p.is_alive() for p in procs)
+    left = [t.name for t in set(threading.enumerate()) - before if t.is_alive()]
+    assert left == [], f"threads of the torn-down pool still running: {left}"
+    assert took < 10.0  # a worker asleep for 30 s was not waited for
+    assert all(f.done() for f in futures)
