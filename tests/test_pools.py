@@ -31,3 +31,34 @@ def test_tear_down_leaves_no_worker_and_no_thread_of_the_pool() -> None:
     assert left == [], f"threads of the torn-down pool still running: {left}"
     assert took < 10.0  # a worker asleep for 30 s was not waited for
     assert all(f.done() for f in futures)
+
+
+def _half_a_result() -> None:
+    """Start sending a result, as a worker killed while sending a large one leaves it: the
+    message's length, a few of its bytes, and no more."""
+    import gc
+    import os
+    import struct
+    from multiprocessing.queues import SimpleQueue
+
+    (results,) = [q for q in gc.get_objects() if isinstance(q, SimpleQueue)]
+    os.write(results._writer.fileno(), struct.pack("!i", 1 << 20) + b"x" * 100)
+    time.sleep(30)
+
+
+def test_tear_down_while_a_result_was_half_sent() -> None:
+    # The pool's manager thread is then reading the rest of that result; tear_down must not
+    # leave it there (it would hold the pool's semaphores until the process ends).
+    before = set(threading.enumerate())
+    pool = pools.spawned_pool(1)
+    with pools.spawning():
+        future = pool.submit(_half_a_result)
+    while not future.running():
+        time.sleep(0.01)
+    time.sleep(1.0)  # the worker has written its half
+    started = time.monotonic()
+    pools.tear_down(pool)
+    took = time.monotonic() - started
+    left = [t.name for t in set(threading.enumerate()) - before if t.is_alive()]
+    assert left == [], f"threads of the torn-down pool still running: {left}"
+    assert took < 1.5  # the manager thread was not waited for in vain

@@ -65,6 +65,7 @@ def tear_down(pool: cf.ProcessPoolExecutor) -> None:
     with interrupts.ignored():
         procs = list((getattr(pool, "_processes", None) or {}).values())
         manager = getattr(pool, "_executor_manager_thread", None)
+        results = getattr(pool, "_result_queue", None)
         for proc in procs:
             proc.terminate()
         pool.shutdown(wait=False, cancel_futures=True)
@@ -78,6 +79,10 @@ def tear_down(pool: cf.ProcessPoolExecutor) -> None:
         # unlink each one and then tell the resource tracker. A process that ends (os._exit
         # after Ctrl-C) between those two steps leaves the tracker to report a "leaked"
         # semaphore on our stderr. So the thread is let finish first; with the workers dead it
-        # ends at once.
+        # ends at once, unless it was reading a result that a worker was killed while sending:
+        # it would wait for the rest for ever, since this process holds the pipe's writing end
+        # too. Closing that end (only workers write to it) ends the read.
+        if results is not None:
+            results._writer.close()
         if manager is not None and manager.is_alive():
             manager.join(2.0)
