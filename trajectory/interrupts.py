@@ -25,9 +25,10 @@ import _thread
 import contextlib
 import contextvars
 import signal
+import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 _LEDGER: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar("traj_ledger", default=None)
@@ -45,6 +46,7 @@ def install() -> None:
     the command answers it (:func:`answered`)."""
     _cli["installed"] = True
     signal.signal(signal.SIGINT, _on_sigint)
+    sys.unraisablehook = _quiet_unraisable(sys.unraisablehook)
     # After Ctrl-C, an event loop that a library runs (inspect-ai reads logs in asyncio.run)
     # logs its tasks' KeyboardInterrupt as it shuts down: a traceback on the way out, though
     # the command answers the interrupt in its one line. Those records go, and only those.
@@ -62,6 +64,26 @@ def _came() -> None:
 
         warnings.filterwarnings("ignore", message=r"coroutine .* was never awaited", category=RuntimeWarning)
         threading.Thread(target=_redeliver, daemon=True).start()
+
+
+def _quiet_unraisable(hook: Callable[[Any], None]) -> Callable[[Any], None]:
+    """Python reports an exception it cannot raise (in a weakref callback, a ``__del__``) on
+    stderr. A Ctrl-C can land there: its KeyboardInterrupt is then such an exception, though
+    the handler has recorded the interrupt, which is delivered again until the command answers
+    it. Likewise a Ctrl-C that finds SIGINT ignored by the time Python runs its handler (the
+    command is tearing down or leaving) is reported as ignored "due to race condition"; it is
+    recorded instead. Every other report goes to ``hook``."""
+
+    def quiet(unraisable: Any) -> None:
+        exc = unraisable.exc_value
+        if isinstance(exc, KeyboardInterrupt) and _cli["signalled"]:
+            return
+        if isinstance(exc, OSError) and f"Signal {int(signal.SIGINT)} ignored" in str(exc):
+            _came()
+            return
+        hook(unraisable)
+
+    return quiet
 
 
 def _on_sigint(signum: int, frame: Any) -> None:

@@ -106,13 +106,20 @@ def main() -> None:
             code = 130
         except SystemExit as exc:
             code = exc.code
-        if interrupts.signalled() and not interrupts.answered():
-            # Ctrl-C while loading or after the command's own handler was done.
-            print(interrupts.answer(interrupts.last()), file=sys.stderr)
     except KeyboardInterrupt:
         code = 130
+    # From here on Ctrl-C is ignored. One that comes before that is in place raises here, and
+    # its handler has recorded it: the command then answers it below like any other.
+    while True:
+        try:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            break
+        except KeyboardInterrupt:
+            continue
     if interrupts.signalled():
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        if not interrupts.answered():
+            # Ctrl-C while loading or after the command's own handler was done.
+            print(interrupts.answer(interrupts.last()), file=sys.stderr)
         _release_pool_semaphores()
         for stream in (sys.stdout, sys.stderr):
             try:
@@ -120,7 +127,6 @@ def main() -> None:
             except (OSError, ValueError):
                 pass
         os._exit(130)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
     sys.exit(code)
 
 
