@@ -13,6 +13,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -120,7 +121,8 @@ def interrupt(argv: list[str], after: float, cwd: Path) -> tuple[str, float]:
     """Run ``traj argv``, send SIGINT to its process group ``after`` seconds after traj's code
     starts loading; its stderr and how long it took to exit, once every check on the way out
     has held."""
-    env = {**os.environ, "PYTHONUNBUFFERED": "1", "TRAJ_USER": "tester"}
+    scratch = Path(tempfile.mkdtemp(prefix="traj-interrupt-"))  # the command's temporary folder
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", "TRAJ_USER": "tester", "TMPDIR": str(scratch)}
     env.pop("TRAJ_STORE", None)
     p = subprocess.Popen(TRAJ + argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
                          start_new_session=True)
@@ -152,6 +154,9 @@ def interrupt(argv: list[str], after: float, cwd: Path) -> tuple[str, float]:
     assert stderr.count("\n") == 1 and stderr.startswith("interrupted: "), stderr
     assert "Traceback" not in stderr
     assert not left, f"left running: {left}"
+    litter = sorted(p.name for p in scratch.iterdir())
+    assert not litter, f"temporary files left behind: {litter}"
+    scratch.rmdir()
     return stderr.strip(), took
 
 

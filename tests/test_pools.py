@@ -62,3 +62,29 @@ def test_tear_down_while_a_result_was_half_sent() -> None:
     left = [t.name for t in set(threading.enumerate()) - before if t.is_alive()]
     assert left == [], f"threads of the torn-down pool still running: {left}"
     assert took < 1.5  # the manager thread was not waited for in vain
+
+
+LEFT_TO_THE_TRACKER = """
+import multiprocessing, os, sys
+from trajectory import pools
+with pools.spawning():
+    pass
+lock = multiprocessing.get_context("spawn").Lock()  # registered with the resource tracker
+print(lock._semlock.name, flush=True)
+sys.stderr.write("still ours\\n")
+sys.stderr.flush()
+os._exit(0)  # leaves it to the tracker, as an exit after Ctrl-C can
+"""
+
+
+def test_the_resource_tracker_cleans_up_without_a_word() -> None:
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    done = subprocess.run([sys.executable, "-c", LEFT_TO_THE_TRACKER], capture_output=True, text=True, timeout=60)
+    # stderr reaches EOF only once the tracker, which shares it, has ended: its clean-up is done
+    assert done.returncode == 0
+    assert done.stderr == "still ours\n"  # our stderr is ours again after the tracker's spawn
+    name = done.stdout.strip()
+    assert name and not Path(f"/dev/shm/sem.{name.lstrip('/')}").exists()  # unlinked all the same

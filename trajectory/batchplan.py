@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import os
+import shutil
 import tempfile
 import uuid
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -128,17 +130,23 @@ def ingest_chunks(
 
     if not store.backend.serialised:
         raise PlainPath("a store without a writer lock")
-    with tempfile.TemporaryDirectory(prefix="traj-stage-") as folder:
+    with _staging_folder() as folder:
         staged = []
         lines = 0
         if progress is not None:
             progress(0, None)  # the file's name on the bar while its first chunks are staged
         small = sum(c.size for c in chunks) < PARALLEL_FROM
-        for one in workers.map(_stage_one, _tasks(chunks, folder, limits), here=small):
-            staged.append(one)
-            lines += one.newlines
-            if progress is not None:
-                progress(lines, None)
+        try:
+            for one in workers.map(_stage_one, _tasks(chunks, folder, limits), here=small):
+                staged.append(one)
+                lines += one.newlines
+                if progress is not None:
+                    progress(lines, None)
+        except BaseException:
+            # Ctrl-C or a failed chunk: chunks still being staged would write into the folder
+            # as it is removed, and keep it.
+            workers.close(now=True)
+            raise
         staged.sort(key=lambda s: s.index)
         # Line numbers: a chunk's first line is the next after the previous chunks' newlines.
         offsets = np.concatenate(([0], np.cumsum([s.newlines for s in staged])))[:-1].tolist()
@@ -188,6 +196,18 @@ def ingest_chunks(
                     report.version = store.append("events", batches)
                     interrupts.note(f"{source} ({plural(n_new, 'new event')})")
     return report
+
+
+@contextmanager
+def _staging_folder() -> Iterator[str]:
+    """A folder for a file's staged chunks, removed on the way out, whatever the way: a Ctrl-C
+    that comes while it is being removed waits until it is gone."""
+    folder = tempfile.mkdtemp(prefix="traj-stage-")
+    try:
+        yield folder
+    finally:
+        with interrupts.deferred():
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def _check_patches(store: Store, staged: list[Staged], offsets: list[int], new_lines: pa.ChunkedArray) -> None:

@@ -103,6 +103,25 @@ def _redeliver() -> None:
             _thread.interrupt_main()  # a no-op while SIGINT is ignored (tearing down)
 
 
+def settle() -> None:
+    """From now on a Ctrl-C is only recorded, never raised: the command is leaving, and the CLI
+    decides at the very end whether it answers one. A Ctrl-C that comes while this is being put
+    in place raises here once, and is recorded like any other."""
+    while True:
+        try:
+            signal.signal(signal.SIGINT, _record_sigint)
+            return
+        except KeyboardInterrupt:
+            continue
+
+
+def _record_sigint(signum: int, frame: Any) -> None:
+    # No redelivery: nothing is left to interrupt (and the interpreter may be past starting
+    # threads).
+    if _cli["installed"]:
+        _cli["signalled"] = True
+
+
 def signalled() -> bool:
     """Whether Ctrl-C came (CLI only; see the module docstring)."""
     return bool(_cli["signalled"])

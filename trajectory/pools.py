@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import multiprocessing
+import os
 import signal
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -41,17 +43,46 @@ def spawned_pool(workers: int, initializer: Callable[..., None] | None = None,
     )
 
 
+_TRACKER = {"started": False}
+
+
+def _ensure_tracker() -> None:
+    """Start multiprocessing's resource tracker, the process that unlinks the semaphores of
+    pools that did not release their own, with its stderr on /dev/null.
+
+    Its reports go to the stderr it was started with, and a Ctrl-C makes them: a finalizer it
+    lands in (KeyboardInterrupt between a semaphore's unlink and its unregistering), or an exit
+    while a pool's thread is releasing one, leaves it a "leaked semaphore" warning to print
+    after the command's one line. It cleans up either way; the warning tells the user nothing.
+    Once per process: the file descriptor is swapped for the moment of the spawn only (any
+    other thread's write to stderr meanwhile is lost, as a progress bar's frame would be)."""
+    from multiprocessing import resource_tracker
+
+    if _TRACKER["started"]:
+        resource_tracker.ensure_running()
+        return
+    sys.stderr.flush()
+    saved = os.dup(2)
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, 2)
+        resource_tracker.ensure_running()
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(null)
+    _TRACKER["started"] = True
+
+
 @contextmanager
 def spawning() -> Iterator[None]:
     """A section that may start workers: SIGINT is held (a Ctrl-C meanwhile is raised once the
     section ends, every worker registered) and blocked in this thread, so that the workers it
     starts begin with it blocked."""
-    from multiprocessing import resource_tracker
-
     with interrupts.deferred():
         # Started first: starting it unblocks SIGINT in this thread (it blocks and unblocks
         # around its own spawn), which would undo the block below.
-        resource_tracker.ensure_running()
+        _ensure_tracker()
         signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         try:
             yield

@@ -85,13 +85,13 @@ def main() -> None:
 
     Loading runs with Ctrl-C held: a KeyboardInterrupt raised inside a C extension's
     initialisation or inside code that typer evaluates can abort the interpreter, or leave it to
-    die of the signal after it was handled. After an interrupt the process ends with os._exit
-    once its output is flushed: everything that matters was cleaned up on the way out (workers
-    stopped, temporary files removed, commits whole), and the interpreter's own shutdown is
-    where a late Ctrl-C does that kind of damage.
+    die of the signal after it was handled. The process ends with os._exit once its output is
+    flushed: everything that matters was cleaned up on the way out (workers stopped, temporary
+    files removed, commits whole; after a normal run, the exit hooks too, see _wind_up), and
+    the interpreter's own shutdown is where a late Ctrl-C does that kind of damage, or goes
+    unanswered.
     """
     import os
-    import signal
 
     from trajectory import interrupts
 
@@ -108,26 +108,48 @@ def main() -> None:
             code = exc.code
     except KeyboardInterrupt:
         code = 130
-    # From here on Ctrl-C is ignored. One that comes before that is in place raises here, and
-    # its handler has recorded it: the command then answers it below like any other.
-    while True:
-        try:
-            signal.signal(signal.SIGINT, signal.SIG_IGN)
-            break
-        except KeyboardInterrupt:
-            continue
+    interrupts.settle()
+    if not interrupts.signalled():
+        _wind_up()
     if interrupts.signalled():
         if not interrupts.answered():
-            # Ctrl-C while loading or after the command's own handler was done.
+            # Ctrl-C while loading, after the command's own handler was done, or while leaving.
             print(interrupts.answer(interrupts.last()), file=sys.stderr)
         _release_pool_semaphores()
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except (OSError, ValueError):
-                pass
-        os._exit(130)
-    sys.exit(code)
+        code = 130
+    _flush()
+    os._exit(_status(code))
+
+
+def _wind_up() -> None:
+    """What the interpreter does on its way out that matters here: wait for threads that are
+    not daemons, then run the exit hooks (temporary folders, multiprocessing's clean-up, logging).
+    The module teardown after them is left out: it takes a tenth of a second or more, during
+    which a Ctrl-C could be neither answered nor cleanly ignored; so main ends with os._exit,
+    once its answer to any Ctrl-C up to then is decided."""
+    import atexit
+    import threading
+
+    threading._shutdown()  # type: ignore[attr-defined] - what the interpreter calls first
+    atexit._run_exitfuncs()
+
+
+def _flush() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+
+
+def _status(code: Any) -> int:
+    """The exit status sys.exit(code) gives (a message is printed, as it prints one)."""
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code
+    print(code, file=sys.stderr)
+    return 1
 
 
 if __name__ == "__main__":
