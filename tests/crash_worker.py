@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import faulthandler
 import json
+import signal
 import sys
 from typing import Any
 
@@ -231,6 +233,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--wait", action="store_true", help="after 'ready', wait for a line on stdin")
     args = p.parse_args(argv)
 
+    # A test that finds this process hung sends SIGUSR1 for the threads' stacks before it kills.
+    faulthandler.register(signal.SIGUSR1, all_threads=True)
     from trajectory.store import Store
 
     store = Store(args.store)

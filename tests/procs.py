@@ -26,6 +26,7 @@ class Proc:
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
         env.pop("TRAJ_STORE", None)
         self.started = time.monotonic()
+        self.argv = [str(a) for a in argv]
         self.p = subprocess.Popen(
             argv,
             stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
@@ -84,8 +85,9 @@ class Proc:
         try:
             rc = self.p.wait(timeout)
         except subprocess.TimeoutExpired:
+            stacks = self._stacks()
             self.p.kill()
-            raise AssertionError(f"process hung: {self.texts()}") from None
+            raise AssertionError(f"process hung: {self.texts()}{stacks}") from None
         self._reader.join(timeout)
         self._err_reader.join(timeout)
         self.stderr = b"".join(self._err).decode("utf-8", "replace")
@@ -94,6 +96,18 @@ class Proc:
                 with contextlib.suppress(OSError):
                     pipe.close()
         return rc
+
+    def _stacks(self) -> str:
+        """A hung crash worker's thread stacks (it dumps them to stderr on SIGUSR1), for the
+        failure message; nothing from a process that does not."""
+        if self.argv[1:2] != [str(WORKER)]:
+            return ""
+        with contextlib.suppress(ProcessLookupError):
+            self.p.send_signal(signal.SIGUSR1)
+        time.sleep(1.0)
+        self.p.kill()
+        self._err_reader.join(5.0)
+        return "\nstacks:\n" + b"".join(self._err).decode("utf-8", "replace")[-6000:]
 
     def release(self) -> None:
         """Send one line to a worker waiting on stdin."""
@@ -106,6 +120,6 @@ def worker(*args: Any, stdin: bool = False) -> Proc:
     return Proc([sys.executable, str(WORKER), *map(str, args)], stdin=stdin)
 
 
-def ended_cleanly(proc: Proc) -> None:
-    rc = proc.finish()
+def ended_cleanly(proc: Proc, timeout: float = TIMEOUT) -> None:
+    rc = proc.finish(timeout)
     assert rc == 0 and "Traceback" not in proc.stderr, f"exit {rc}: {proc.stderr[-2000:]}"

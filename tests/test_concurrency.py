@@ -21,7 +21,7 @@ import pytest
 
 import crash_worker as cw
 from figures import RELIABILITY_FIGURES
-from procs import TRAJ, Proc, ended_cleanly, worker
+from procs import TIMEOUT, TRAJ, Proc, ended_cleanly, worker
 from trajectory.errors import ConflictError
 from trajectory.ingest import ingest_bytes, parse
 from trajectory.query import Views
@@ -45,6 +45,15 @@ def expected_hashes(seeds: list[int]) -> dict[tuple[str, int], str]:
             for p in parse(cw.batch_bytes(s, k, complete=True), "b"):
                 out[(p.event.run_id, p.event.seq)] = p.hash
     return out
+
+
+def hang_after(where: str) -> float:
+    """How long a writer among many may take before it counts as hung. On S3 every writer's
+    commit is a round of requests to one moto process that all the writers share: 8 writers'
+    4 batches each took ~50 s on the idle 2-core machine (commits lost and retried), close to
+    the 60 s that suits a local store, and a CI run went past it. A writer that really hangs
+    still fails, and shows its threads' stacks."""
+    return 4 * TIMEOUT if str(where).startswith("s3://") else TIMEOUT
 
 
 @pytest.fixture(params=["local", "s3"])
@@ -151,8 +160,8 @@ def test_eight_writers_at_once_lose_nothing_and_readers_see_whole_batches(where)
     readers.start()
     t0 = time.monotonic()
     for w in writers:
-        ended_cleanly(w)
-    ended_cleanly(compactor)
+        ended_cleanly(w, hang_after(store_dir))
+    ended_cleanly(compactor, hang_after(store_dir))
     while sum(readers.snapshots.values()) < 10 and time.monotonic() - t0 < 60:
         time.sleep(0.05)
     readers.finish()
@@ -201,7 +210,7 @@ def test_pairs_racing_for_the_same_run_one_wins_the_other_is_told_run_and_seq(wh
             p.release()
         results: dict[str, list[tuple[int, str]]] = collections.defaultdict(list)
         for run, v, p in procs:
-            ended_cleanly(p)
+            ended_cleanly(p, hang_after(store_dir))
             results[run].append((v, p.texts()[1]))
         store = Store(store_dir)
         t = store.read("events", columns=["run_id", "seq", "hash"])
