@@ -1,8 +1,14 @@
 from __future__ import annotations
 
 import os
+import sys
+from pathlib import Path
 
 import pytest
+
+# Tests live in folders by part (tests/core, tests/system, ...); their shared helpers stay in
+# tests/ itself, importable from every folder.
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from trajectory.store import Store
 
