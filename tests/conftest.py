@@ -25,6 +25,9 @@ def _no_env_store(monkeypatch, tmp_path_factory) -> None:
     monkeypatch.delenv("TRAJ_STORE", raising=False)
     monkeypatch.setenv("TRAJ_SPOOL", str(tmp_path_factory.getbasetemp() / "spool"))
     monkeypatch.setenv("TRAJ_USER", "tester")
+    # The suites a test trusts (traj suite add, traj suite trust) go to a configuration folder
+    # of its own, never the user's ~/.config/traj.
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("config")))
     os.environ.pop("TRAJ_LLM_BASE_URL", None)
 
 

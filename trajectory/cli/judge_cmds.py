@@ -183,7 +183,9 @@ def judge(
     result, hidden = shown_pool(s, result, split)
     flips = dry_run_diff(s, result) if dry_run else None
     if json_:
-        echo_json({**judge_json(result, flips), "holdout_hidden": hidden})
+        echo_json({**judge_json(result, flips), "holdout_hidden": hidden,
+                   "untrusted": [{"suite": n, "line": line} for n, line in result.untrusted.items()]})
+        untrusted_exit(result)
         return
     typer.echo(result.summary())
     if hidden:
@@ -192,6 +194,17 @@ def judge(
         typer.echo(term_safe(line))  # stored reasons: control sequences shown, not obeyed
     if flips is not None:
         typer.echo(term_safe(render_diff(flips)))
+    untrusted_exit(result)
+
+
+def untrusted_exit(result: PassResult) -> None:
+    """Name each untrusted suite whose runs were left unjudged, and how to trust it; exit 1."""
+    if not result.untrusted:
+        return
+    for line in result.untrusted.values():
+        typer.echo(term_safe(f"not judged: {line}"), err=True)
+    typer.echo(f"{plural(result.untrusted_runs, 'run')} of untrusted suites left unjudged", err=True)
+    raise typer.Exit(1)
 
 
 @handle_errors

@@ -8,9 +8,13 @@ between two passes). :func:`judge_runs` puts them together.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from ..query import Views
 from ..store import Store, now_utc
@@ -80,10 +84,19 @@ def judge_runs(
     with Views(store, split=None) as views:
         sel = select_runs(store, suite=suite, run_ids=run_ids, where=where, batch=batch, views=views)
         judgements = recorded_judgements(store, views)
+        # A suite registered in the store that nobody here trusted is never imported: its runs
+        # are left unjudged (their verdicts stand), and the pass names it.
+        untrusted = {n for n in set(sel.suites.values()) if n is not None and resolver.spec(n) is None
+                     and n in resolver.untrusted}
+        if untrusted:
+            keep = [r for r in sel.finished if sel.suites.get(r) not in untrusted]
+            ends = None if sel.ends is None else sel.ends.filter(
+                pc.invert(pc.is_in(sel.ends.column("suite"), value_set=pa.array(sorted(untrusted), pa.string()))))
+            sel = dataclasses.replace(sel, finished=keep, ends=ends)
         finished = stale_runs(resolver, sel, len(judgements), views) if incremental else sel.finished
     ctx = PassContext(
         store=store,
-        specs=resolver.specs(set(sel.suites.values())) if workers > 1 or engine is not None else {},
+        specs=resolver.specs(set(sel.suites.values()) - untrusted) if workers > 1 or engine is not None else {},
         suites=sel.suites,
         judgements=judgements,
         timeout=timeout,
@@ -123,6 +136,8 @@ def judge_runs(
     result = PassResult(
         ctx.pass_id, started, now_utc(), rows, len(sel.open), False, versions,
         up_to_date=len(sel.finished) - len(finished), dry_run=dry_run,
+        untrusted={n: resolver.untrusted[n] for n in sorted(untrusted)},
+        untrusted_runs=sum(1 for s in sel.suites.values() if s in untrusted),
     )
     if not dry_run and rows:
         t = time.perf_counter()

@@ -1,0 +1,1 @@
+"""The suite catalog: registrations, trust, scaffolds and judge matrices."""
