@@ -25,9 +25,14 @@ def _no_env_store(monkeypatch, tmp_path_factory) -> None:
     monkeypatch.delenv("TRAJ_STORE", raising=False)
     monkeypatch.setenv("TRAJ_SPOOL", str(tmp_path_factory.getbasetemp() / "spool"))
     monkeypatch.setenv("TRAJ_USER", "tester")
-    # The suites a test trusts (traj suite add, traj suite trust) go to a configuration folder
-    # of its own, never the user's ~/.config/traj.
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("config")))
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _own_config(tmp_path_factory) -> None:
+    # The suites the tests trust (traj suite add, traj suite trust) go to a configuration folder
+    # of the session's, never the user's ~/.config/traj. Session-wide, before any module's
+    # fixtures: trust is kept per store, and every test has stores of its own.
+    os.environ["XDG_CONFIG_HOME"] = str(tmp_path_factory.mktemp("config"))
     os.environ.pop("TRAJ_LLM_BASE_URL", None)
 
 

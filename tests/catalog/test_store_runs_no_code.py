@@ -157,7 +157,8 @@ def test_trust_is_per_store_and_kept_in_the_users_configuration(attacked, tmp_pa
 
     trust_file = Path(os.environ["XDG_CONFIG_HOME"]) / "traj" / "trust.json"
     entries = json.loads(trust_file.read_text(encoding="utf-8"))["trusted"]
-    assert [(e["store"], e["suite"], e["where"]) for e in entries] == [(str(store.loc), "team", str(pkg))]
+    mine = [(e["suite"], e["where"], e["kind"]) for e in entries if e["store"] == str(store.loc)]
+    assert mine == [("team", str(pkg), "folder")]
     # Another store naming the same folder under the same name is not trusted by it.
     other = tmp_path / "other"
     f = tmp_path / "o.jsonl"
