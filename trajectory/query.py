@@ -56,7 +56,7 @@ ALLOWED_CATALOG = frozenset(
 # Schemas searched for an unqualified name.
 SEARCH_PATH = ("main", "pg_catalog")
 
-def runs_sql(decl: Declaration) -> str:
+def runs_sql(decl: Declaration, table: str = "events") -> str:
     """The ``runs`` view: one row per run, its columns derived from the event declaration (run
     columns, run_finished fields, kinds counted per run, figures summed), plus a few measures."""
     cols = ["run_id"]
@@ -79,7 +79,7 @@ def runs_sql(decl: Declaration) -> str:
     if "input_tokens" in names and "output_tokens" in names:
         cols.append("CAST(coalesce(sum(input_tokens), 0) + coalesce(sum(output_tokens), 0) AS BIGINT) AS tokens")
     cols.append("epoch_ms(max(ts)) - epoch_ms(min(ts)) AS duration_ms")
-    return "SELECT\n    " + ",\n    ".join(cols) + "\nFROM events\nGROUP BY run_id\n"
+    return "SELECT\n    " + ",\n    ".join(cols) + f"\nFROM {table}\nGROUP BY run_id\n"
 
 
 RUNS_SQL = runs_sql(ev.declaration())
@@ -132,24 +132,25 @@ LEFT JOIN lone ON lone.run_id = o.run_id
 
 
 def events_sql(con: duckdb.DuckDBPyConnection, store: Store) -> str:
-    """The ``events`` view: every event with its run's pool. Ingest stores the pool (the run's
-    own ``split``, else its task's declared one); runs ingested before that have none stored and
-    get it the same way here, from the suites the store knows."""
+    """The ``_events_all`` view: every event of every pool with its run's pool. Ingest stores the
+    pool (the run's own ``split``, else its task's declared one); runs ingested before that have
+    none stored and get it the same way here, from what the store knows of its suites (data:
+    a registered suite's code is never imported to read a store)."""
     unresolved = con.execute(
         "SELECT DISTINCT suite, task FROM _events WHERE seq = 0 AND split IS NULL AND suite IS NOT NULL"
     ).fetchall()
     if not unresolved:
-        return "CREATE VIEW events AS SELECT * FROM _events"
+        return "CREATE VIEW _events_all AS SELECT * FROM _events"
     from .judging.resolve import SuiteResolver  # the suites know their tasks' pools
 
     split_of = SuiteResolver(store).split_of
     rows = [(suite, task, split_of(suite, task or "")) for suite, task in unresolved]
     declared = [r for r in rows if r[2] is not None]
     if not declared:
-        return "CREATE VIEW events AS SELECT * FROM _events"
+        return "CREATE VIEW _events_all AS SELECT * FROM _events"
     con.register("_task_split", pa.table({k: list(v) for k, v in zip(("suite", "task", "split"), zip(*declared))}))
     return (
-        "CREATE VIEW events AS SELECT e.* REPLACE (coalesce(e.split, t.split) AS split) FROM _events e "
+        "CREATE VIEW _events_all AS SELECT e.* REPLACE (coalesce(e.split, t.split) AS split) FROM _events e "
         "LEFT JOIN _task_split t ON e.split IS NULL AND e.suite = t.suite AND e.task = t.task"
     )
 
@@ -201,8 +202,13 @@ class Views:
                 self.con.execute(f"CREATE VIEW {raw} AS SELECT * FROM {raw}_empty")
         pool = "" if split is None else f" WHERE split = {sql_str(split)}"
         self.con.execute(events_sql(self.con, store))
-        self.con.execute("CREATE VIEW _run_split AS SELECT run_id, coalesce(split, 'tune') AS split FROM events WHERE seq = 0")
-        self.con.execute(f"CREATE VIEW _runs_all AS {RUNS_SQL}")
+        # A run's every event carries its pool: the events of the other pool's runs (their
+        # answers, their judgements) are not in this pool's ``events``.
+        event_pool = "" if split is None else f" WHERE coalesce(split, 'tune') = {sql_str(split)}"
+        self.con.execute(f"CREATE VIEW events AS SELECT * FROM _events_all{event_pool}")
+        self.con.execute(
+            "CREATE VIEW _run_split AS SELECT run_id, coalesce(split, 'tune') AS split FROM _events_all WHERE seq = 0")
+        self.con.execute(f"CREATE VIEW _runs_all AS {runs_sql(ev.declaration(), '_events_all')}")
         self.con.execute(f"CREATE VIEW runs AS SELECT * FROM _runs_all{pool}")
         self.con.execute(f"CREATE VIEW _history_all AS {HISTORY_SQL}")
         self.con.execute(f"CREATE VIEW verdict_history AS SELECT * FROM _history_all{pool}")

@@ -155,7 +155,8 @@ def judge(
         if dry_run:
             raise LLMError("--llm records the model's answers; it cannot be combined with --dry-run")
         config = resolve_config(llm_base_url, llm_key, llm_model, **limits)
-        report = ask_and_record(s, resolver, config, suite=suite, run_ids=run, where=where, batch=batch)
+        report = ask_and_record(s, resolver, config, suite=suite, run_ids=run, where=where, batch=batch,
+                                where_split=split)
         typer.echo(report.line(), err=json_)
     with engine_cluster(engine, ray_address) as cluster, progress(
         "judging", enabled=show_progress(json_), unit="runs"
@@ -171,6 +172,7 @@ def judge(
             suite=suite,
             run_ids=run,
             where=where,
+            where_split=split,
             batch=batch,
             dry_run=dry_run,
             command=command_line(),

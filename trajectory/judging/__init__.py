@@ -63,6 +63,7 @@ def judge_runs(
     hook: StageHook | None = None,
     engine: Any = None,
     incremental: bool = False,
+    where_split: str | None = None,
 ) -> PassResult:
     """One judging pass over the selected finished runs.
 
@@ -76,13 +77,15 @@ def judge_runs(
     so the result does not depend on the number of workers. A judge that raises, or runs past
     ``timeout`` seconds on one run, gives that run an ``error`` verdict and the pass goes on.
     ``hook(stage, seconds)`` is told the time of each stage (select, load_replay, judge, write).
+    ``where_split``: the pool ``where`` reads (a person's condition: see select_runs).
     ``engine``: another engine that judges the partitions (``trajectory.engines``: a Ray
     cluster), with the same budgets and isolation; selection and the pass's commit stay here.
     """
     started = now_utc()
     t = time.perf_counter()
     with Views(store, split=None) as views:
-        sel = select_runs(store, suite=suite, run_ids=run_ids, where=where, batch=batch, views=views)
+        sel = select_runs(store, suite=suite, run_ids=run_ids, where=where, batch=batch, views=views,
+                          where_split=where_split)
         judgements = recorded_judgements(store, views)
         # A suite registered in the store that nobody here trusted is never imported: its runs
         # are left unjudged (their verdicts stand), and the pass names it.
