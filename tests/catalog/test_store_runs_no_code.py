@@ -18,9 +18,9 @@ import pytest
 from typer.testing import CliRunner
 
 from helpers import example_run, jsonl, line
-from test_harden_replay import plant
+from judging.test_poisoned_runs import plant
 from trajectory.cli.main import app
-from trajectory.store import Store, now_utc
+from trajectory.store.delta import Store, now_utc
 
 runner = CliRunner()
 

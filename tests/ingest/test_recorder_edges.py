@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from trajectory.recorder import Recorder, RecorderError, open_journals, recover
-from trajectory.store import Store
+from trajectory.ingest.recorder import Recorder, RecorderError, open_journals, recover
+from trajectory.store.delta import Store
 
 STATE = {"apps": {"weather": {"cities": {"北京": {"temp": 20}}}}}
 

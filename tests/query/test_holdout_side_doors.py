@@ -1,6 +1,6 @@
 """Issue 24 item 4: the holdout pool has no side doors.
 
-The holdout run of tests/test_harden_holdout.py (a run of a holdout task whose run_started does
+The holdout run of tests/query/test_holdout_pool.py (a run of a holdout task whose run_started does
 not say so; stored by this traj, or by an older one that stored no pool), then three doors:
 
 - ``traj judge --where`` is a person's SQL: in the tune pool it must not reach holdout outcomes,
@@ -19,10 +19,10 @@ import pytest
 from typer.testing import CliRunner
 
 from helpers import example_run, jsonl
-from test_harden_holdout import EVIDENCE, H, holdout_run, sdir  # noqa: F401 - sdir is the fixture
+from query.test_holdout_pool import EVIDENCE, H, holdout_run, sdir  # noqa: F401 - sdir is the fixture
 from trajectory.cli.main import app
-from trajectory.query import holdout_views
-from trajectory.store import Store
+from trajectory.query.sql import holdout_views
+from trajectory.store.delta import Store
 
 runner = CliRunner()
 

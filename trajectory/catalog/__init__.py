@@ -1,1 +1,2 @@
-"""The suite catalog: registrations, trust, scaffolds and judge matrices."""
+"""The suite catalog: registrations as data and the trust they need to run (registrations.py,
+trust.py), scaffolds of new suites (scaffold.py) and judge matrices (matrix.py)."""

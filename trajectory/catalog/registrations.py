@@ -30,7 +30,7 @@ def reserved_names() -> frozenset[str]:
     if _reserved is None:
         import suites as suite_pkg
 
-        from ..judging.selection import JUDGEMENT_SUITE
+        from trajectory.judging.selection import JUDGEMENT_SUITE
 
         names = {JUDGEMENT_SUITE, *suite_pkg.BUILTIN}
         for name in suite_pkg.BUILTIN:
@@ -70,7 +70,7 @@ def registrations(store: Any) -> dict[str, dict[str, Any]]:
 
 
 def refuse_reserved(name: str) -> None:
-    from ..errors import JudgeError
+    from trajectory.errors import JudgeError
 
     if name in reserved_names():
         raise JudgeError(f"suite name {name!r} is a bundled suite's; register yours under another name")

@@ -23,7 +23,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from ..errors import StoreError
+from trajectory.errors import StoreError
 
 TRUST_FILE = "trust.json"
 

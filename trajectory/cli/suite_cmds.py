@@ -13,7 +13,7 @@ from trajectory.judging.resolve import SuiteResolver, add_scorers, add_suite, is
 from trajectory.termsafe import term_safe
 from trajectory.text import plural
 
-from .common import JsonOpt, StoreOpt, command, echo_json, handle_errors, open_store, sub_app
+from trajectory.cli.common import JsonOpt, StoreOpt, command, echo_json, handle_errors, open_store, sub_app
 
 suite_app = sub_app("Suites: write your own, check one, register task folders with the store.")
 
@@ -26,7 +26,7 @@ def new(
 ) -> None:
     """Write a runnable skeleton suite: one task, a run that must pass and one that must fail,
     and a test file that runs its judge matrix."""
-    from trajectory.scaffold import new_suite
+    from trajectory.catalog.scaffold import new_suite
 
     files = new_suite(name, dir_)
     folder = dir_ / name
@@ -111,7 +111,7 @@ def check(
 ) -> None:
     """Check a suite: a Python suite's judge matrix (every task's runs that must pass and must
     fail), or a real-device task set's files. One line per problem; exit 1 on any."""
-    from trajectory.suitecheck import is_python_suite, judge_matrix
+    from trajectory.catalog.matrix import is_python_suite, judge_matrix
 
     if not path.is_dir():
         path = registered_folder(str(path), store)

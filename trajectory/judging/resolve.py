@@ -23,9 +23,9 @@ from judges.contract import Reading
 from replay.batch import ALL, Reads
 from suites.registry import SuiteSpec, registration_spec, spec_of
 
-from ..catalog import registrations as catalog
-from ..catalog import trust as trusts
-from ..store import Store, now_utc
+from trajectory.catalog import registrations as catalog
+from trajectory.catalog import trust as trusts
+from trajectory.store.delta import Store, now_utc
 
 
 def error_line(exc: BaseException) -> str:
@@ -156,7 +156,7 @@ def register_suite(
     """Append a registration of suite ``name`` to the store's meta log (a folder, or ``data``:
     see :func:`add_suite`, :func:`add_scorers`); the data stored. A bundled suite's name is
     refused. Registering trusts nothing: :func:`add_suite` trusts what the person adds."""
-    from ..query import current_user
+    from trajectory.query.sql import current_user
 
     catalog.refuse_reserved(name)
     data = data if data is not None else {"path": str(Path(path).absolute())}
@@ -174,7 +174,7 @@ def register_suite(
 def trust_suite(store: Store, name: str) -> dict[str, Any]:
     """Trust, on this machine, the registration of ``name`` someone made in ``store`` (nothing
     is imported); the registration."""
-    from ..errors import NotFound
+    from trajectory.errors import NotFound
 
     reg = catalog.registrations(store).get(name)
     if reg is None:
@@ -197,7 +197,7 @@ def add_suite(store: Store, name: str, path: str | os.PathLike[str], by: str | N
     reading needs from it (its tasks' pools), and trust it on this machine; the suite and the
     problems it found in its own folder (left-out task files, ...). Inspect scorers named as
     ``module:function`` go to :func:`add_scorers`."""
-    from ..errors import JudgeError, NotFound
+    from trajectory.errors import JudgeError, NotFound
 
     catalog.refuse_reserved(name)
     if is_scorer_spec(path):
@@ -219,7 +219,7 @@ def add_scorers(store: Store, name: str, spec: str, *, root: str | None = None, 
     load), register them as the suite ``name`` and trust them on this machine. Module names and
     relative files resolve from ``root`` (the current folder by default), also when judging
     later runs elsewhere."""
-    from ..errors import JudgeError
+    from trajectory.errors import JudgeError
 
     catalog.refuse_reserved(name)
     data = {"path": spec, "scorers": spec, "root": root or os.getcwd()}
