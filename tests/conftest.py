@@ -32,6 +32,7 @@ def _no_env_store(monkeypatch, tmp_path_factory) -> None:
     monkeypatch.delenv("TRAJ_STORE", raising=False)
     monkeypatch.setenv("TRAJ_SPOOL", str(tmp_path_factory.getbasetemp() / "spool"))
     monkeypatch.setenv("TRAJ_USER", "tester")
+    os.environ.pop("TRAJ_LLM_BASE_URL", None)
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -40,7 +41,6 @@ def _own_config(tmp_path_factory) -> None:
     # of the session's, never the user's ~/.config/traj. Session-wide, before any module's
     # fixtures: trust is kept per store, and every test has stores of its own.
     os.environ["XDG_CONFIG_HOME"] = str(tmp_path_factory.mktemp("config"))
-    os.environ.pop("TRAJ_LLM_BASE_URL", None)
 
 
 @pytest.fixture(scope="session")
