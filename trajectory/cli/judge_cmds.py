@@ -82,7 +82,8 @@ def reason_lines(result: PassResult) -> list[str]:
 def judge(
     suite: Annotated[str | None, typer.Option(help="Only runs of this suite.", metavar="SUITE")] = None,
     run: Annotated[list[str] | None, typer.Option("--run", help="Only this run.", metavar="RUN")] = None,
-    where: Annotated[str | None, typer.Option(help="SQL condition on the runs view.", metavar="SQL")] = None,
+    where: Annotated[str | None, typer.Option(help="SQL condition on the runs view of the --split pool (holdout: the look is recorded).",
+                                                 metavar="SQL")] = None,
     batch: Annotated[str | None, typer.Option(help="Only runs of this batch.", metavar="BATCH")] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Judge and show the diff; write nothing.")] = False,
     all_: Annotated[
