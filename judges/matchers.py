@@ -162,6 +162,18 @@ def has_close_number(text: str, expected: float, tol: float = 0.01, *, unit: str
 _NO_PREFIX = {"东": "东西南北", "西": "东西南北", "南": "东西南北", "北": "东西南北", "暴": "大特", "大": "特", "阵": "雷"}
 _MODEL_SUFFIX_RE = re.compile(r"\s*(?:pro|max|plus|ultra|mini|lite|se|air)(?![a-z])", re.IGNORECASE)
 _WS_RE = re.compile(r"\s+")
+# A name with a suffix is another name: a sequel or edition number (唐人街探案3, 唐人街探案第二部,
+# "Dune Part II", "Dune 2") or a token joined by - or _ (MyWifi-5G is not MyWifi). A number with
+# a unit after a name is a value said of it (多云28度, Tokyo 20 degrees), so only a lone digit
+# that ends the name counts; plain words keep running on (天气多云转晴 states 多云).
+_NAME_END = r"(?=$|[\s,.;:!?)\]》」』”\"'、]|的|是|和|与|或)"
+_CN_SUFFIX_RE = re.compile(rf"[1-9](?![\d.]){_NAME_END}|\s*第\d{{1,2}}(?:部|季|集|册|卷|辑|代)|\s*(?:续集|前传|外传)"
+                           r"|\s*(?:ii|iii|iv|vi|vii|viii|ix)(?![a-z0-9])")
+_LATIN_SUFFIX_RE = re.compile(
+    r"[-_][a-z0-9]|\d"
+    r"|\s*:?\s*(?:part|season|vol\.?|volume|chapter|episode|book)\s+(?:\d{1,2}|[ivx]{1,4}|one|two|three|four|five)(?![a-z0-9])"
+    rf"|\s+(?:ii|iii|iv|vi|vii|viii|ix)(?![a-z0-9])|\s[1-9](?![\d.]){_NAME_END}"
+)
 
 
 def _whole(text: str, start: int, end: int, needle: str) -> bool:
@@ -178,6 +190,10 @@ def _whole(text: str, start: int, end: int, needle: str) -> bool:
         return False
     if last.isascii() and last.isalnum() and _MODEL_SUFFIX_RE.match(text, end):
         return False  # "iPhone 15" is not "iPhone 15 Pro"
+    if first.isascii() and first.isalnum() and re.search(r"[a-z0-9][-_]$", text[max(0, start - 2) : start]):
+        return False  # Guest-MyWifi is not MyWifi
+    if not last.isdigit() and (_LATIN_SUFFIX_RE if last.isascii() else _CN_SUFFIX_RE).match(text, end):
+        return False  # 唐人街探案3 is not 唐人街探案, MyWifi-5G not MyWifi
     if before and before in _NO_PREFIX.get(first, ""):
         return False
     return True
@@ -231,12 +247,9 @@ def phrase_hits(needle: str, s: Scan, *, asserted: bool = True) -> list[tuple[in
 
 
 def _asserted_at(s: Scan, a: int, b: int) -> bool:
-    clause = s.clause_at(a)
-    if clause.question or clause.retracted or s.alternatives(a, b):
-        return False
-    # Negators inside the needle belong to the value (未通过); the rest of the clause decides.
-    body = s.text[clause.start : a] + " " * (b - a) + s.text[b : clause.end]
-    return not denies_at(body, a - clause.start, b - clause.start)
+    """The one claim reading of every path (``Scan.claims``): asserted, not taken back, not
+    withdrawn, not a list marker, not one of alternatives."""
+    return s.claims(a, b)
 
 
 asserted_at = _asserted_at
@@ -341,9 +354,10 @@ def match_value(expected: Any, actual: Any, *, unit: str | None = None) -> bool:
         return False
     if stated_spans("exact", expected, text, unit=unit):
         return True
-    if isinstance(expected, re.Pattern):
-        # A spelling only the raw answer has (a full-width form the task pinned): its clauses
-        # are read on the raw text.
+    if isinstance(expected, re.Pattern) and not any(m.end() > m.start() for m in expected.finditer(fold(text))):
+        # A spelling only the raw answer has (a full-width form the task pinned): the same
+        # claim reading on the raw text. A pattern the folded answer holds was read already:
+        # "一样冷吗？不一样" asks and denies, whatever its spelling.
         return any(asserted_in(text, *m.span()) for m in expected.finditer(text) if m.end() > m.start())
     return False
 
