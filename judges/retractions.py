@@ -13,7 +13,7 @@ matcher and check path sees the same claims.
   "the 4 I said earlier was wrong") that value is withdrawn wherever the answer gives it. A
   clause that withdraws no value of its own (抱歉看错了，是22度) takes back the clause before it.
 * List markers: item numbers of a numbered list ("1. 北京 2. 上海", "1、… 2、…", "(1) … (2) …")
-  are no values: a run of two or more consecutive item numbers, each before an item's text. A
+  are no values: a run of two or more consecutive item numbers from 1, each before an item's text. A
   marker starts a clause, so what one item says (已关闭) is not said of the next.
 * Struck-out text (markdown ``~~07:00~~``) is marked off: nothing in it is claimed.
 """
@@ -28,7 +28,7 @@ from . import lexicon as L
 __all__ = ["list_markers", "struck", "corrections"]
 
 _MARKER_RE = re.compile(
-    r"(?:^|(?<=[\s:;,。、!?]))(?P<open>\()?(?P<n>\d{1,2})(?(open)\)|(?:[.、)](?!\d)))(?=\s*[^\s\d.,;:。、)%])"
+    r"(?:^|(?<=[\s:;,。、!?]))(?P<open>\()?(?P<n>\d{1,2})(?(open)\)|(?:\.(?!\d)|[、)]))(?=\s+[^\s.,;:。、)%]|\s*[^\s\d.,;:。、)%]|\d{1,2}:\d{2})"
 )
 _STRUCK_RE = re.compile(r"~~[^~]+~~")
 _LEAD_CN = "|".join(sorted(L.CORRECTION_LEADS_CN, key=len, reverse=True))
@@ -64,7 +64,7 @@ def list_markers(text: str) -> list[Span]:
         if run and n == run[-1][1] + 1:
             run.append((span, n))
             continue
-        if len(run) >= 2:
+        if len(run) >= 2 and run[0][1] == 1:
             out += [sp for sp, _ in run]
         run = [(span, n)]
     return out

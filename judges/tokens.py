@@ -420,15 +420,18 @@ class Scan:
         of alternatives, and no negation outside the span denies it (negators inside it belong
         to the value: 未通过). Every matcher and check path reads an answer's hits with this."""
         clause = self.clause_at(a)
-        if clause.question or clause.retracted or self.alternatives(a, b) or self._withdrawn(a, b):
+        if clause.question or self.alternatives(a, b) or self.taken_back(a, b):
             return False
         if _overlaps((a, b), self.markers):
             return False
         body = self.text[clause.start : a] + " " * (b - a) + self.text[b : clause.end]
         return not denies_at(body, a - clause.start, b - clause.start)
 
-    def _withdrawn(self, a: int, b: int) -> bool:
-        return any(s <= a and b <= e for s, e in self.withdrawn)
+    def taken_back(self, a: int, b: int) -> bool:
+        """Is what stands at text[a:b] taken back (its clause retracted or corrected) or
+        withdrawn (an admitted mistake, struck-out text)? Such a value is no claim at all, not
+        even one that needs grounding on a screen."""
+        return self.clause_at(a).retracted or any(s <= a and b <= e for s, e in self.withdrawn)
 
     def clause_at(self, pos: int) -> Clause:
         """The clause a position of the folded text is in."""
@@ -480,7 +483,7 @@ class Scan:
             out.append(
                 replace(
                     t,
-                    asserted=not (clause.question or clause.retracted or denied or self._withdrawn(t.start, t.end)),
+                    asserted=not (clause.question or clause.retracted or denied or self.taken_back(t.start, t.end)),
                     approx=t.approx or (t.kind in ("number", "duration") and _approximate(text, t, clause)),
                     paren=any(s < t.start and t.end <= e for s, e in parens),
                 )

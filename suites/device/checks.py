@@ -248,12 +248,14 @@ class Items:
         if items:
             for m in QUOTE_RE.finditer(s.text):
                 inner = next(g for g in m.groups() if g is not None).strip()
-                if inner:
+                if inner and not s.taken_back(*m.span()):
                     self.texts.append(inner)
                 covered.append(m.span())
             self._pairs(s, covered)
             covered += [m.span() for m in _LIST_MARKER_RE.finditer(s.text)]
-        tokens = [t for t in s.tokens if not _inside((t.start, t.end), covered)]
+        # A value the answer takes back (20度，不对，是22度; 之前说的4个是我数错了) is not
+        # claimed, so it needs no screen: the same reading as every other path (Scan.claims).
+        tokens = [t for t in s.tokens if not _inside((t.start, t.end), covered) and not (items and s.taken_back(t.start, t.end))]
         # Codes (G11, CMCC-8F2A, HX6730) hold digits a number does not read: each is a value.
         valued = [(t.start, t.end) for t in s.tokens if t.kind in ("time", "date", "version")]
         self.codes = [
