@@ -41,7 +41,7 @@ from typing import Any
 from judges import dates as D
 from judges.base import Check
 from judges.claims import outclaimed
-from judges.matchers import asserted_at, phrase_hits, phrase_spans, stated_spans
+from judges.matchers import asserted_at, phrase_hits, phrase_spans, stated_spans, whole_at
 from judges.screens import clocks, folded, scanned
 from judges.tokens import QUOTE_RE, asserted_in, fold, scan
 from replay.state import RunState
@@ -143,6 +143,8 @@ def whole_spans(pattern: re.Pattern[str], text: str) -> list[tuple[int, int]]:
             continue
         if text[b - 1:b].isdigit() and re.match(r"\d|[.,]\d", text[b:b + 2]):
             continue
+        if not whole_at(text, a, b):
+            continue  # a name with a suffix is another name: 唐人街探案 is not in 唐人街探案3
         out.append((a, b))
     return out
 
