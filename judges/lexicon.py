@@ -109,9 +109,11 @@ NEGATIVE_STATES = (
 # Passive and verbal denials: 被否定, 被驳回.
 CN_DENIALS = "被否定 被否决 被驳回 被拒绝 被推翻 被撤销 被拒 被取消".split()
 # A clause that is only one of these takes back the clause before it ("20度，不对，是22度").
+# An apology alone (抱歉, sorry, actually) takes back only what the next clause corrects: it is a
+# correcting lead (CORRECTION_LEADS_*), "北京20度，抱歉，上海的没查到" keeps the 20.
 RETRACTIONS = (
-    "不对 不是 不是的 错了 说错了 搞错了 看错了 数错了 抱歉 更正 纠正 纠正一下 更正一下 哦不 不不 "
-    "no wait sorry correction i mean actually wait no oops"
+    "不对 不是 不是的 错了 说错了 搞错了 看错了 数错了 更正 纠正 纠正一下 更正一下 哦不 不不 "
+    "no wait correction no"
 ).split() + ["scratch that", "strike that", "never mind", "my mistake", "my bad", "sorry i misread", "i misread"]
 # A clause that starts with one of these corrects what came before: the nearest earlier clause
 # that holds a value of the kind it gives ("温度是20度，修正后为22度", "20, actually 22") is
@@ -136,6 +138,10 @@ MISTAKE_WORDS_EN = (
 SAID_BEFORE = ("之前说的", "之前写的", "前面说的", "前面写的", "刚才说的", "刚刚说的", "上面说的", "上面写的", "先前说的",
                "i said", "i wrote", "said earlier", "earlier")
 # A likelihood of nothing denies what it is the likelihood of: 下雪的可能性为零, 概率为0, no chance.
+# Correcting leads that take back the clause before even when they give no value of a known kind
+# ("今天多云，更正为晴"); the others (抱歉, actually) need a value to know what they correct.
+STRONG_CORRECTION_LEADS = ("修正", "更正", "纠正", "订正", "改正", "应为", "correction", "scratch that", "strike that",
+                           "let me correct that", "to correct", "make that", "or rather")
 NULL_CHANCE_CN = r"(?:可能性|概率|几率|机率|机会|可能)\s*(?:为|是|:|等于)?\s*(?:0(?:\.0+)?\s*%?|0成)(?![\d.])"
 NULL_CHANCE_EN = (r"(?:chance|chances|probability|likelihood|odds|possibility)\s+(?:of\s+[a-z ]{1,20}?\s+)?"
                   r"(?:is|are|was|at|of)\s+(?:zero|0\s*%?|nil|none)(?![\d.])"

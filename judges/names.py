@@ -32,6 +32,7 @@ _LATIN_SUFFIX_RE = re.compile(
 
 
 def whole(text: str, start: int, end: int, needle: str) -> bool:
+    """Does `needle`, found at text[start:end] (both case-folded), stand whole there?"""
     before = text[start - 1] if start > 0 else ""
     after = text[end] if end < len(text) else ""
     first, last = needle[0], needle[-1]

@@ -28,7 +28,7 @@ from . import lexicon as L
 __all__ = ["list_markers", "struck", "corrections"]
 
 _MARKER_RE = re.compile(
-    r"(?:^|(?<=[\s:;,。、!?]))(?P<open>\()?(?P<n>\d{1,2})(?(open)\)|(?:\.(?!\d)|[、)]))(?=\s+[^\s.,;:。、)%]|\s*[^\s\d.,;:。、)%]|\d{1,2}:\d{2})"
+    r"(?:^|(?<=[\s:;,。、!?]))(?P<open>\()?(?P<n>\d{1,2})(?(open)\)|(?:\.(?!\d)|[、)]))(?=\s+[^\s.,;:。、)%]|\s*[^\s\d.,;:。、)%]|\d{1,2}:\d{2}|\s*$)"
 )
 _STRUCK_RE = re.compile(r"~~[^~]+~~")
 _LEAD_CN = "|".join(sorted(L.CORRECTION_LEADS_CN, key=len, reverse=True))
@@ -36,6 +36,13 @@ _LEAD_EN = "|".join(re.escape(w) for w in sorted(L.CORRECTION_LEADS_EN, key=len,
 _LEAD_RE = re.compile(
     rf"^[\s,.;:!?()\[\]\"'“”、，。；：！？…\-—~]*(?:{_LEAD_CN}|(?<![a-z])(?:{_LEAD_EN})(?![a-z]))", re.IGNORECASE
 )
+_STRONG_RE = re.compile(
+    r"^[\s,.;:!?()\[\]\"'“”、，。；：！？…\-—~]*(?:" + "|".join(re.escape(w) for w in L.STRONG_CORRECTION_LEADS) + ")",
+    re.IGNORECASE,
+)
+# What is left of a correcting clause when it says nothing but the correction (抱歉我看错了, "Sorry, I
+# misread"): then the value it brings is in the next clause.
+_FILLER_RE = re.compile(r"[我了的刚才之前\s,.;:!?，。！？]|(?<![a-z])(?:i|oh|ah|um|me)(?![a-z])", re.IGNORECASE)
 _MID_RE = re.compile("修正后为|修正为|更正为|更正后为|纠正为|订正为|改正为")
 _MISTAKE_RE = re.compile(
     "|".join(sorted(L.MISTAKE_WORDS_CN, key=len, reverse=True))
@@ -101,8 +108,11 @@ def corrections(text: str, spans: Sequence[Span], values: Sequence[Value]) -> tu
         """Take back the nearest clause before i holding a value of one of `kinds` (or the one
         right before, when no kind is given)."""
         for j in range(i - 1, -1, -1):
-            if not text[spans[j][0] : spans[j][1]].strip(_EDGE):
+            body = text[spans[j][0] : spans[j][1]]
+            if not body.strip(_EDGE):
                 continue
+            if not kinds and not _kinds(values, spans[j]) and (_LEAD_RE.match(body) or _MISTAKE_RE.search(body)):
+                continue  # "Sorry, I misread": the apology is not what the admission takes back
             if not kinds or _fits(kinds, _kinds(values, spans[j])):
                 taken.add(j)
                 return
@@ -132,9 +142,14 @@ def corrections(text: str, spans: Sequence[Span], values: Sequence[Value]) -> tu
                 continue
         if lead is None and mistake is None:
             continue
-        kinds = _kinds(values, (start, end)) or (_kinds(values, spans[i + 1]) if i + 1 < len(spans) else [])
+        kinds = _kinds(values, (start, end))
+        rest = body[lead.end() if lead else 0 :]
+        rest = _FILLER_RE.sub("", _MISTAKE_RE.sub("", rest)).strip(_EDGE)
+        if not kinds and not rest and i + 1 < len(spans):
+            # 抱歉，是22度 / "Sorry, I misread, it is 22": the value comes in the next clause.
+            kinds = _kinds(values, spans[i + 1])
         if kinds:
             take_back(i, kinds)
-        elif mistake is not None:
+        elif mistake is not None or _STRONG_RE.match(body):
             take_back(i, [])
     return taken, withdrawn

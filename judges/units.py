@@ -70,13 +70,12 @@ _UNITS: dict[str, tuple[str, ...]] = {
     "h": ("h", "hr", "hrs", "hour", "hours", "小时", "个小时"),
     "min": ("min", "mins", "minute", "minutes", "分钟"),
     "s": ("s", "sec", "secs", "second", "seconds", "秒"),
-    "个": ("个",),
 }
 _CANON = {spelling: unit for unit, spellings in _UNITS.items() for spelling in spellings}
 # Compound units the tokenizer splits (3 m/s: "m" then "/s"), read from the text after the number.
 _COMPOUND_RE = re.compile(
     r"\s*(?P<u>m\s*/\s*s|米\s*/\s*秒|米每秒|km\s*/\s*hr?|kmh|kph|公里\s*/\s*小时|公里每小时|千米\s*/\s*小时|千米每小时"
-    r"|mph|英里\s*/\s*小时|英里每小时)(?![a-z])",
+    r"|mph|英里\s*/\s*小时|英里每小时|miles?|kilomet(?:er|re)s?|met(?:er|re)s?|dollars?|hours?|minutes?|seconds?)(?![a-z])",
     re.IGNORECASE,
 )
 
@@ -98,7 +97,9 @@ def unit_of(s: Scan, t: Token) -> str | None:
         return "°" + scale
     compound = _COMPOUND_RE.match(s.text, t.end)
     if compound:
-        return canonical(re.sub(r"\s+", "", compound.group("u")))
+        word = re.sub(r"\s+", "", compound.group("u")).casefold()
+        return canonical({"kilometer": "km", "kilometre": "km", "kilometers": "km", "kilometres": "km", "meter": "m",
+                          "metre": "m", "meters": "m", "metres": "m"}.get(word, word))
     return canonical(t.unit)
 
 

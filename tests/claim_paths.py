@@ -29,7 +29,7 @@ def _pattern_of(kind: str, expected: Any) -> str:
     text = str(expected)
     if kind == "number":
         text = f"{expected:g}" if isinstance(expected, float) else text
-        return rf"(?<![\d.]){re.escape(text)}(?![\d.])"
+        return rf"(?<![\d.]){re.escape(text)}(?!\d|\.\d)"
     return re.escape(text)
 
 
