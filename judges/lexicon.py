@@ -142,10 +142,10 @@ SAID_BEFORE = ("之前说的", "之前写的", "前面说的", "前面写的", "
 # ("今天多云，更正为晴"); the others (抱歉, actually) need a value to know what they correct.
 STRONG_CORRECTION_LEADS = ("修正", "更正", "纠正", "订正", "改正", "应为", "correction", "scratch that", "strike that",
                            "let me correct that", "to correct", "make that", "or rather")
-NULL_CHANCE_CN = r"(?:可能性|概率|几率|机率|机会|可能)\s*(?:为|是|:|等于)?\s*(?:0(?:\.0+)?\s*%?|0成)(?![\d.])"
+NULL_CHANCE_CN = r"(?:可能性|概率|几率|机率|机会|可能)\s*(?:为|是|:|等于)?\s*(?<![\d.])(?:0(?:\.0+)?\s*%?|0成)(?![\d.])"
 NULL_CHANCE_EN = (r"(?:chance|chances|probability|likelihood|odds|possibility)\s+(?:of\s+[a-z ]{1,20}?\s+)?"
-                  r"(?:is|are|was|at|of)\s+(?:zero|0\s*%?|nil|none)(?![\d.])"
-                  r"|(?:zero|0\s*%|nil)\s+(?:chance|chances|probability|likelihood|possibility)")
+                  r"(?:is|are|was|at|of)\s+(?<![\d.])(?:zero|0\s*%?|nil|none)(?![\d.])"
+                  r"|(?<![\d.])(?:zero|0\s*%|nil)\s+(?:chance|chances|probability|likelihood|possibility)")
 EN_NEGATORS = (
     "not never no none neither nor cannot without unable isn't aren't wasn't weren't won't can't "
     "couldn't doesn't don't didn't shouldn't wouldn't hasn't haven't hadn't mustn't nobody nothing "

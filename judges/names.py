@@ -21,13 +21,13 @@ _MODEL_SUFFIX_RE = re.compile(r"\s*(?:pro|max|plus|ultra|mini|lite|se|air)(?![a-
 # "Dune Part II", "Dune 2") or a token joined by - or _ (MyWifi-5G is not MyWifi). A number with
 # a unit after a name is a value said of it (多云28度, Tokyo 20 degrees), so only a lone digit
 # that ends the name counts; plain words keep running on (天气多云转晴 states 多云).
-_NAME_END = r"(?=$|[\s,.;:!?)\]》」』”\"'、]|的|是|和|与|或)"
-_CN_SUFFIX_RE = re.compile(rf"[1-9](?![\d.]){_NAME_END}|\s*第\d{{1,2}}(?:部|季|集|册|卷|辑|代)|\s*(?:续集|前传|外传)"
+_NAME_END = r"(?=$|[\s,.;:!?()\]》」』”\"'、。，；：！？（）]|的|是|和|与|或)"
+_CN_SUFFIX_RE = re.compile(rf"[1-9](?!\d|\.\d){_NAME_END}|\s*第\d{{1,2}}(?:部|季|集|册|卷|辑|代)|\s*(?:续集|前传|外传)"
                            r"|\s*(?:ii|iii|iv|vi|vii|viii|ix)(?![a-z0-9])")
 _LATIN_SUFFIX_RE = re.compile(
     r"[-_][a-z0-9]|\d"
     r"|\s*:?\s*(?:part|season|vol\.?|volume|chapter|episode|book)\s+(?:\d{1,2}|[ivx]{1,4}|one|two|three|four|five)(?![a-z0-9])"
-    rf"|\s+(?:ii|iii|iv|vi|vii|viii|ix)(?![a-z0-9])|\s[1-9](?![\d.]){_NAME_END}"
+    rf"|\s+(?:ii|iii|iv|vi|vii|viii|ix)(?![a-z0-9])|\s[1-9](?!\d|\.\d){_NAME_END}"
 )
 
 

@@ -104,15 +104,18 @@ def corrections(text: str, spans: Sequence[Span], values: Sequence[Value]) -> tu
     taken: set[int] = set()
     withdrawn: list[Span] = []
 
-    def take_back(i: int, kinds: list[str]) -> None:
+    def take_back(i: int, kinds: list[str], *, phrases: bool = False) -> None:
         """Take back the nearest clause before i holding a value of one of `kinds` (or the one
-        right before, when no kind is given)."""
+        right before, when no kind is given; with `phrases`, only when that one holds no value
+        either: "今天多云，实际上是晴" corrects a phrase with a phrase)."""
         for j in range(i - 1, -1, -1):
             body = text[spans[j][0] : spans[j][1]]
             if not body.strip(_EDGE):
                 continue
             if not kinds and not _kinds(values, spans[j]) and (_LEAD_RE.match(body) or _MISTAKE_RE.search(body)):
                 continue  # "Sorry, I misread": the apology is not what the admission takes back
+            if phrases and any(k != "date" for k in _kinds(values, spans[j])):
+                return  # (a day word, 今天多云, is when, not the value corrected)
             if not kinds or _fits(kinds, _kinds(values, spans[j])):
                 taken.add(j)
                 return
@@ -152,4 +155,6 @@ def corrections(text: str, spans: Sequence[Span], values: Sequence[Value]) -> tu
             take_back(i, kinds)
         elif mistake is not None or _STRONG_RE.match(body):
             take_back(i, [])
+        elif rest:
+            take_back(i, [], phrases=True)
     return taken, withdrawn

@@ -119,3 +119,8 @@ PATHS = {f.__name__: f for f in (match, pattern, close_number, value_text, gui_t
 # Paths that read claims of any value (every path but answer_grounded, which reads all values,
 # and the field, which reads one kind).
 CLAIM_PATHS = ("match", "pattern", "close_number", "value_text", "gui_text", "gui_path_b", "regex", "contains")
+
+
+def applies(name: str, kind: str, unit: str | None) -> bool:
+    """Does the path `name` read a value of `kind` asked in `unit` (it returns a verdict)?"""
+    return PATHS[name](kind, 1 if kind == "number" else "08:00" if kind == "time" else "x", "", unit) is not None
