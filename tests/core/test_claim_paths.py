@@ -258,3 +258,29 @@ def test_a_full_width_value_reads_as_half_width(value, shape):
     half, full = shape.format(x=value), shape.format(x=S.full_width(value))
     assert _on_paths("text", value, full) == _on_paths("text", value, half)
     assert not _all(_on_paths("text", value, full), True), full
+
+
+SUBJECT_CASES = [
+    # (asked, others, expected, answer, stated): full-width names are names (class 8).
+    ("Tokyo", ("Osaka",), 20, "Ｏｓａｋａ 25°C, Ｔｏｋｙｏ 20°C", True),
+    ("Tokyo", ("Osaka",), 25, "Ｏｓａｋａ 25°C, Ｔｏｋｙｏ 20°C", False),
+    ("北京", ("上海", "Shanghai"), 20, "Ｓｈａｎｇｈａｉ is 20 degrees", False),
+    ("Paris", ("London",), 18, "ＬＯＮＤＯＮ 12度，ｐａｒｉｓ 18度", True),
+]
+
+
+@pytest.mark.parametrize("asked,others,expected,answer,stated", SUBJECT_CASES,
+                         ids=[f"8_full_width-subject-{i}" for i in range(len(SUBJECT_CASES))])
+def test_a_full_width_name_is_its_subject(asked, others, expected, answer, stated):
+    assert match_value(expected, about(answer, (Subject((asked,), others),))) is stated
+
+
+@pytest.mark.parametrize("answer,passed", [("Ｈａｎｇｚｈｏｕ 25°C, Ｂｅｉｊｉｎｇ 20°C", True),
+                                           ("Ｂｅｉｊｉｎｇ 25°C, Ｈａｎｇｚｈｏｕ 20°C", False)])
+def test_a_gui_task_reads_full_width_city_names(answer, passed):
+    from gui_helpers import judge
+
+    from suites.gui import tasks_weather as W
+
+    v = judge(W.CheckCurrentTemp(city="beijing"), mode="text", answer=answer)
+    assert (v.outcome == "pass") is passed, v.reason
