@@ -23,9 +23,13 @@ tests pin each one):
   items, nor are ranks (第一条, 前三个) or the article 一 (一款, 一班): those restate the question.
 * ``answer_regex`` matches whole values: a match may not start or end inside a number, so
   "8\\.9\\d?%" does not pass 18.93% even when the task did not anchor it.
-* ``answer_regex`` and ``answer_contains`` count a hit only where the answer claims it: not in a
-  clause that denies it (不是8.93%，是9.8%), and not beside another value of its kind that the
-  answer gives for what the goal asks (第一名是《霸王别姬》，《肖申克的救赎》排第二).
+* ``answer_regex`` and ``answer_contains`` count a hit only where the answer claims it, by the
+  one claim reading every path shares (``Scan.claims``): not in a clause that denies it
+  (不是8.93%，是9.8%) or asks it and is denied (一样吗？不一样), not taken back (20度，不对，是22度;
+  之前说的4个是我数错了), not a list's item number, and not beside another value of its kind that
+  the answer gives for what the goal asks (第一名是《霸王别姬》，《肖申克的救赎》排第二). A hit is a
+  whole value: 唐人街探案 does not pass 唐人街探案3, nor MyWifi MyWifi-5G (``judges.names``).
+* ``answer_grounded`` needs no screen for a value the answer takes back: it is not claimed.
 * ``screen_has`` and ``confirmation_shows`` compare whole values too: 6:40 is on "06:40" but
   not on "16:40"; amount 25 is not shown by ¥125 or 1,025. A time is compared by meaning: 06:40
   is not on "6:40 下午".
