@@ -120,7 +120,7 @@ RETRACTIONS = (
 # taken back, and the correcting clause is the claim.
 CORRECTION_LEADS_CN = (
     "修正后为 修正后是 修正为 修正后 修正 更正为 更正后为 更正后 更正 纠正为 纠正一下 纠正 订正为 订正 改正为 改正 "
-    "应为 准确地说 准确说 确切地说 实际上是 实际上 其实是 抱歉 对不起 不好意思"
+    "应为 准确地说 准确说 确切地说 实际上是 其实是 抱歉 对不起 不好意思"
 ).split()
 CORRECTION_LEADS_EN = (
     "actually|correction|i mean|i meant|sorry|scratch that|strike that|make that|let me correct that|"
@@ -129,7 +129,8 @@ CORRECTION_LEADS_EN = (
 # Words that own up to a mistake. Values before one in its clause are withdrawn
 # ("之前说的4个是我数错了"); a clause that withdraws no value of its own takes back the clause
 # before it ("温度是20度，抱歉看错了，是22度").
-MISTAKE_WORDS_CN = "看错 说错 写错 数错 算错 搞错 弄错 记错 读错 听错 查错 填错 打错 错了 有误 口误 笔误".split()
+# (有误差 is a margin of error, not a mistake: 有误 is matched only on its own.)
+MISTAKE_WORDS_CN = "看错 说错 写错 数错 算错 搞错 弄错 记错 读错 听错 查错 填错 打错 错了 有误(?!差) 口误 笔误".split()
 MISTAKE_WORDS_EN = (
     "misread|misspoke|miscounted|mistyped|my mistake|my bad|a mistake|was wrong|is wrong|were wrong|"
     "typo|scratch that|strike that|ignore that|disregard that|never mind"
