@@ -1,0 +1,114 @@
+"""Run the phrasing corpus through every answer path and report agreement per class.
+
+    python -m tests.core.corpus_report [--n 100000] [--seed 22] [--out FILE] [--examples 5]
+
+prints, for each path and each grammar class (kind, construct, form, wrapper, language, verdict),
+how many judged answers agree with the verdict the grammar gave them, then the disagreement
+groups (path, construct, form), largest first, with examples (answer, expected, grader's
+verdict, the path's). ``--out`` writes the same figures as JSON (the slow test writes one too).
+Identical (path, case) inputs are judged once: the corpus repeats short answers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import corpus_grammar as G  # noqa: E402
+import corpus_paths as P  # noqa: E402
+
+DEFAULT_N = 100_000
+DEFAULT_SEED = 22
+
+
+def run(n: int = DEFAULT_N, seed: int = DEFAULT_SEED, examples: int = 5) -> dict[str, Any]:
+    """Agreement of every path with the grammar's verdicts over the seeded corpus of n answers."""
+    started = time.monotonic()
+    seen: dict[tuple, bool | None] = {}
+    total = Counter()
+    agree = Counter()
+    per_class: dict[str, Counter] = defaultdict(Counter)
+    per_class_ok: dict[str, Counter] = defaultdict(Counter)
+    groups: Counter = Counter()
+    shown: dict[tuple, list] = defaultdict(list)
+    answers = 0
+    for case in G.generate(seed, n):
+        answers += 1
+        classes = case.classes()
+        for path in P.PATHS:
+            key = (path, repr(case))
+            got = seen[key] if key in seen else seen.setdefault(key, P.run_path(path, case))
+            if got is None:
+                continue
+            ok = got == P.expected_on(path, case)
+            total[path] += 1
+            agree[path] += ok
+            for dim, value in classes.items():
+                per_class[f"{dim}={value}"][path] += 1
+                per_class_ok[f"{dim}={value}"][path] += ok
+            if not ok:
+                group = (path, case.construct, f"{case.kind}:{case.form}")
+                groups[group] += 1
+                if len(shown[group]) < examples:
+                    shown[group].append({"answer": case.answer, "expected": case.expected,
+                                         "grader": P.expected_on(path, case), "got": got})
+    judged = sum(total.values())
+    return {
+        "seed": seed, "answers": answers, "judged": judged, "agree": sum(agree.values()),
+        "agreement": round(sum(agree.values()) / judged, 5) if judged else None,
+        "seconds": round(time.monotonic() - started, 1),
+        "paths": {p: {"judged": total[p], "agree": agree[p]} for p in P.PATHS},
+        "classes": {c: {p: [per_class_ok[c][p], per_class[c][p]] for p in P.PATHS if per_class[c][p]}
+                    for c in sorted(per_class)},
+        "disagreements": [{"path": g[0], "construct": g[1], "form": g[2], "count": k, "examples": shown[g]}
+                          for g, k in groups.most_common()],
+    }
+
+
+def _pct(ok: int, n: int) -> str:
+    return f"{100 * ok / n:6.2f}%" if n else "      -"
+
+
+def table(result: dict[str, Any]) -> str:
+    """The per-class agreement table and the disagreement groups, as text."""
+    lines = [f"phrasing corpus: {result['answers']} answers (seed {result['seed']}), {result['judged']} path verdicts, "
+             f"agreement {100 * (result['agreement'] or 0):.2f}% ({result['seconds']} s)", ""]
+    paths = [p for p in P.PATHS if result["paths"][p]["judged"]]
+    lines.append(f"{'class':38} " + " ".join(f"{p:>13}" for p in paths))
+    lines.append(f"{'ALL':38} " + " ".join(f"{_pct(result['paths'][p]['agree'], result['paths'][p]['judged']):>13}"
+                                            for p in paths))
+    for name, by_path in result["classes"].items():
+        cells = [_pct(*by_path[p]) + f" {by_path[p][1]:>5}" if p in by_path else " " * 13 for p in paths]
+        lines.append(f"{name[:38]:38} " + " ".join(f"{c:>13}" for c in cells))
+    lines += ["", "disagreements (path, construct, kind:form), largest first:"]
+    for d in result["disagreements"]:
+        lines.append(f"  {d['count']:6}  {d['path']:12} {d['construct']:20} {d['form']}")
+        for e in d["examples"]:
+            lines.append(f"          expected {e['expected']!r:24} grader {'pass' if e['grader'] else 'fail'}, "
+                         f"got {'pass' if e['got'] else 'fail'}: {e['answer']!r}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--n", type=int, default=DEFAULT_N)
+    ap.add_argument("--seed", type=int, default=DEFAULT_SEED)
+    ap.add_argument("--examples", type=int, default=5)
+    ap.add_argument("--out", type=Path, default=None, help="write the figures as JSON here")
+    args = ap.parse_args(argv)
+    result = run(args.n, args.seed, args.examples)
+    if args.out:
+        args.out.write_text(json.dumps(result, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    print(table(result))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
