@@ -101,6 +101,8 @@ def _time_ctx(r, lang: str, vlang: str) -> _Ctx:
     while min(abs((h * 60 + m) - x) % 1440 for x in (600, 1320)) <= 20:
         h, m = V.time_value(r)
     w = V.time_wrong(r, h, m)
+    while min(abs((w[0] * 60 + w[1]) - x) % 1440 for x in (600, 1320)) <= 20:
+        w = V.time_wrong(r, h, m)
     forms = {x: V.time_forms(*x, vlang) for x in ((h, m), w)}
     label = _pick(r, ALARMS)
     lead = f"{label}闹钟定在" if lang == "zh" else f"The {label} alarm is set for " if vlang == "zh" else "The alarm rings at "

@@ -37,6 +37,8 @@ def run(n: int = DEFAULT_N, seed: int = DEFAULT_SEED, examples: int = 5) -> dict
     per_class: dict[str, Counter] = defaultdict(Counter)
     per_class_ok: dict[str, Counter] = defaultdict(Counter)
     groups: Counter = Counter()
+    by_path: dict[tuple, Counter] = defaultdict(Counter)
+    wrong_pass: Counter = Counter()
     shown: dict[tuple, list] = defaultdict(list)
     answers = 0
     for case in G.generate(seed, n):
@@ -54,10 +56,12 @@ def run(n: int = DEFAULT_N, seed: int = DEFAULT_SEED, examples: int = 5) -> dict
                 per_class[f"{dim}={value}"][path] += 1
                 per_class_ok[f"{dim}={value}"][path] += ok
             if not ok:
-                group = (path, case.construct, f"{case.kind}:{case.form}")
+                group = (case.construct, f"{case.kind}:{case.form}")
                 groups[group] += 1
-                if len(shown[group]) < examples:
-                    shown[group].append({"answer": case.answer, "expected": case.expected,
+                by_path[group][path] += 1
+                wrong_pass[group] += bool(got)
+                if len(shown[group]) < examples and all(e["answer"] != case.answer for e in shown[group]):
+                    shown[group].append({"path": path, "answer": case.answer, "expected": case.expected,
                                          "grader": P.expected_on(path, case), "got": got})
     judged = sum(total.values())
     return {
@@ -67,8 +71,10 @@ def run(n: int = DEFAULT_N, seed: int = DEFAULT_SEED, examples: int = 5) -> dict
         "paths": {p: {"judged": total[p], "agree": agree[p]} for p in P.PATHS},
         "classes": {c: {p: [per_class_ok[c][p], per_class[c][p]] for p in P.PATHS if per_class[c][p]}
                     for c in sorted(per_class)},
-        "disagreements": [{"path": g[0], "construct": g[1], "form": g[2], "count": k, "examples": shown[g]}
-                          for g, k in groups.most_common()],
+        "wrong_passes": sum(wrong_pass.values()),
+        "wrong_fails": sum(groups.values()) - sum(wrong_pass.values()),
+        "disagreements": [{"construct": g[0], "form": g[1], "count": k, "wrong_passes": wrong_pass[g],
+                           "paths": dict(by_path[g]), "examples": shown[g]} for g, k in groups.most_common()],
     }
 
 
@@ -81,17 +87,19 @@ def table(result: dict[str, Any]) -> str:
     lines = [f"phrasing corpus: {result['answers']} answers (seed {result['seed']}), {result['judged']} path verdicts, "
              f"agreement {100 * (result['agreement'] or 0):.2f}% ({result['seconds']} s)", ""]
     paths = [p for p in P.PATHS if result["paths"][p]["judged"]]
-    lines.append(f"{'class':38} " + " ".join(f"{p:>13}" for p in paths))
-    lines.append(f"{'ALL':38} " + " ".join(f"{_pct(result['paths'][p]['agree'], result['paths'][p]['judged']):>13}"
+    lines.append(f"{'class':38} " + " ".join(f"{p:>14}" for p in paths))
+    lines.append(f"{'ALL':38} " + " ".join(f"{_pct(result['paths'][p]['agree'], result['paths'][p]['judged']):>14}"
                                             for p in paths))
     for name, by_path in result["classes"].items():
-        cells = [_pct(*by_path[p]) + f" {by_path[p][1]:>5}" if p in by_path else " " * 13 for p in paths]
-        lines.append(f"{name[:38]:38} " + " ".join(f"{c:>13}" for c in cells))
-    lines += ["", "disagreements (path, construct, kind:form), largest first:"]
+        cells = [_pct(*by_path[p]) + f" {by_path[p][1]:>6}" if p in by_path else "" for p in paths]
+        lines.append(f"{name[:38]:38} " + " ".join(f"{c:>14}" for c in cells))
+    lines += ["", f"disagreements: {result['wrong_passes']} wrong passes, {result['wrong_fails']} wrong fails; "
+              "by (construct, kind:form), largest first:"]
     for d in result["disagreements"]:
-        lines.append(f"  {d['count']:6}  {d['path']:12} {d['construct']:20} {d['form']}")
+        paths = ", ".join(f"{p} {k}" for p, k in d["paths"].items())
+        lines.append(f"  {d['count']:6}  {d['construct']:20} {d['form']:28} wrong passes {d['wrong_passes']}; {paths}")
         for e in d["examples"]:
-            lines.append(f"          expected {e['expected']!r:24} grader {'pass' if e['grader'] else 'fail'}, "
+            lines.append(f"          [{e['path']}] expected {e['expected']!r}, grader {'pass' if e['grader'] else 'fail'}, "
                          f"got {'pass' if e['got'] else 'fail'}: {e['answer']!r}")
     return "\n".join(lines)
 

@@ -154,7 +154,8 @@ def number_forms(q: Quantity, v: float, lang: str) -> list[tuple[str, str]]:
         return out
     if q.name == "count":
         if lang == "en":
-            return [("digits", f"{n} alarms"), ("en_words", f"{en(n)} alarms")]
+            noun = "alarm" if n == 1 else "alarms"
+            return [("digits", f"{n} {noun}"), ("en_words", f"{en(n)} {noun}")]
         return [("digits", f"{n}个"), ("cn_numeral", f"{cn_count(n)}个")]
     if q.name == "wind":
         if lang == "en":
