@@ -1,6 +1,8 @@
 """Run the phrasing corpus through every answer path and report agreement per class.
 
     python -m tests.core.corpus_report [--n 100000] [--seed 22] [--out FILE] [--examples 5]
+    python -m tests.core.corpus_report --shard 0/2 --out a.json & ... --shard 1/2 --out b.json
+    python -m tests.core.corpus_report --merge a.json b.json
 
 prints, for each path and each grammar class (kind, construct, form, wrapper, language, verdict),
 how many judged answers agree with the verdict the grammar gave them, then the disagreement
@@ -28,8 +30,9 @@ DEFAULT_N = 100_000
 DEFAULT_SEED = 22
 
 
-def run(n: int = DEFAULT_N, seed: int = DEFAULT_SEED, examples: int = 5) -> dict[str, Any]:
-    """Agreement of every path with the grammar's verdicts over the seeded corpus of n answers."""
+def run(n: int = DEFAULT_N, seed: int = DEFAULT_SEED, examples: int = 5, shard: tuple[int, int] = (0, 1)) -> dict[str, Any]:
+    """Agreement of every path with the grammar's verdicts over the seeded corpus of n answers
+    (of shard (i, k): the answers whose index is i modulo k; `merge` adds shards up)."""
     started = time.monotonic()
     seen: dict[tuple, bool | None] = {}
     total = Counter()
@@ -41,7 +44,9 @@ def run(n: int = DEFAULT_N, seed: int = DEFAULT_SEED, examples: int = 5) -> dict
     wrong_pass: Counter = Counter()
     shown: dict[tuple, list] = defaultdict(list)
     answers = 0
-    for case in G.generate(seed, n):
+    for index, case in enumerate(G.generate(seed, n)):
+        if index % shard[1] != shard[0]:
+            continue
         answers += 1
         classes = case.classes()
         for path in P.PATHS:
@@ -78,6 +83,37 @@ def run(n: int = DEFAULT_N, seed: int = DEFAULT_SEED, examples: int = 5) -> dict
     }
 
 
+def merge(parts: list[dict[str, Any]], examples: int = 5) -> dict[str, Any]:
+    """The result of the whole corpus from the results of its shards."""
+    out: dict[str, Any] = {"seed": parts[0]["seed"], "answers": sum(p["answers"] for p in parts),
+                           "judged": sum(p["judged"] for p in parts), "agree": sum(p["agree"] for p in parts),
+                           "seconds": round(sum(p["seconds"] for p in parts), 1)}
+    out["agreement"] = round(out["agree"] / out["judged"], 5) if out["judged"] else None
+    out["paths"] = {p: {k: sum(r["paths"][p][k] for r in parts) for k in ("judged", "agree")} for p in P.PATHS}
+    classes: dict[str, dict[str, list[int]]] = defaultdict(dict)
+    for r in parts:
+        for c, by_path in r["classes"].items():
+            for p, (ok, n) in by_path.items():
+                a, b = classes[c].get(p, [0, 0])
+                classes[c][p] = [a + ok, b + n]
+    out["classes"] = {c: classes[c] for c in sorted(classes)}
+    out["wrong_passes"] = sum(r["wrong_passes"] for r in parts)
+    out["wrong_fails"] = sum(r["wrong_fails"] for r in parts)
+    groups: dict[tuple, dict[str, Any]] = {}
+    for r in parts:
+        for d in r["disagreements"]:
+            g = groups.setdefault((d["construct"], d["form"]), {"construct": d["construct"], "form": d["form"],
+                                                                "count": 0, "wrong_passes": 0, "paths": Counter(),
+                                                                "examples": []})
+            g["count"] += d["count"]
+            g["wrong_passes"] += d["wrong_passes"]
+            g["paths"].update(d["paths"])
+            g["examples"] = (g["examples"] + d["examples"])[:examples]
+    out["disagreements"] = sorted(({**g, "paths": dict(g["paths"])} for g in groups.values()),
+                                  key=lambda g: -g["count"])
+    return out
+
+
 def _pct(ok: int, n: int) -> str:
     return f"{100 * ok / n:6.2f}%" if n else "      -"
 
@@ -110,8 +146,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=DEFAULT_SEED)
     ap.add_argument("--examples", type=int, default=5)
     ap.add_argument("--out", type=Path, default=None, help="write the figures as JSON here")
+    ap.add_argument("--shard", default="0/1", help="i/k: judge only the answers whose index is i modulo k")
+    ap.add_argument("--merge", type=Path, nargs="+", default=None, help="add up the JSON results of shards")
     args = ap.parse_args(argv)
-    result = run(args.n, args.seed, args.examples)
+    if args.merge:
+        result = merge([json.loads(p.read_text(encoding="utf-8")) for p in args.merge], args.examples)
+    else:
+        i, k = (int(x) for x in args.shard.split("/"))
+        result = run(args.n, args.seed, args.examples, (i, k))
     if args.out:
         args.out.write_text(json.dumps(result, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     print(table(result))

@@ -116,3 +116,12 @@ def test_the_100k_corpus_agrees(tmp_path):
     assert result["agreement"] >= 0.995, (
         f"{100 * result['agreement']:.2f}% agreement; largest disagreement classes: "
         + "; ".join(f"{d['construct']} {d['form']} ({d['count']})" for d in result["disagreements"][:8]))
+
+
+def test_shards_add_up_to_the_whole_corpus():
+    whole = R.run(120, 5, examples=2)
+    merged = R.merge([R.run(120, 5, examples=2, shard=(i, 3)) for i in range(3)], examples=2)
+    for key in ("answers", "judged", "agree", "agreement", "paths", "classes", "wrong_passes", "wrong_fails"):
+        assert merged[key] == whole[key], key
+    assert {(d["construct"], d["form"], d["count"]) for d in merged["disagreements"]} == {
+        (d["construct"], d["form"], d["count"]) for d in whole["disagreements"]}
