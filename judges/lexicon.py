@@ -109,10 +109,44 @@ NEGATIVE_STATES = (
 # Passive and verbal denials: 被否定, 被驳回.
 CN_DENIALS = "被否定 被否决 被驳回 被拒绝 被推翻 被撤销 被拒 被取消".split()
 # A clause that is only one of these takes back the clause before it ("20度，不对，是22度").
+# An apology alone (抱歉, sorry, actually) takes back only what the next clause corrects: it is a
+# correcting lead (CORRECTION_LEADS_*), "北京20度，抱歉，上海的没查到" keeps the 20.
 RETRACTIONS = (
-    "不对 不是 不是的 错了 说错了 搞错了 抱歉 更正 纠正 纠正一下 更正一下 哦不 不不 "
-    "no wait sorry correction i mean actually wait no"
+    "不对 不是 不是的 错了 说错了 搞错了 看错了 数错了 更正 纠正 纠正一下 更正一下 哦不 不不 "
+    "no wait correction no"
+).split() + ["scratch that", "strike that", "never mind", "my mistake", "my bad", "sorry i misread", "i misread"]
+# A clause that starts with one of these corrects what came before: the nearest earlier clause
+# that holds a value of the kind it gives ("温度是20度，修正后为22度", "20, actually 22") is
+# taken back, and the correcting clause is the claim.
+CORRECTION_LEADS_CN = (
+    "修正后为 修正后是 修正为 修正后 修正 更正为 更正后为 更正后 更正 纠正为 纠正一下 纠正 订正为 订正 改正为 改正 "
+    "应为 准确地说 准确说 确切地说 实际上是 其实是 抱歉 对不起 不好意思"
 ).split()
+CORRECTION_LEADS_EN = (
+    "actually|correction|i mean|i meant|sorry|scratch that|strike that|make that|let me correct that|"
+    "to correct|on second look|on closer look|wait|oops|or rather"
+).split("|")
+# Words that own up to a mistake. Values before one in its clause are withdrawn
+# ("之前说的4个是我数错了"); a clause that withdraws no value of its own takes back the clause
+# before it ("温度是20度，抱歉看错了，是22度").
+# (有误差 is a margin of error, not a mistake: 有误 is matched only on its own.)
+MISTAKE_WORDS_CN = "看错 说错 写错 数错 算错 搞错 弄错 记错 读错 听错 查错 填错 打错 错了 有误(?!差) 口误 笔误".split()
+MISTAKE_WORDS_EN = (
+    "misread|misspoke|miscounted|mistyped|my mistake|my bad|a mistake|was wrong|is wrong|were wrong|"
+    "typo|scratch that|strike that|ignore that|disregard that|never mind"
+).split("|")
+# A withdrawn value named as said before: "之前说的4个是我数错了" withdraws the 4 wherever it stands.
+SAID_BEFORE = ("之前说的", "之前写的", "前面说的", "前面写的", "刚才说的", "刚刚说的", "上面说的", "上面写的", "先前说的",
+               "i said", "i wrote", "said earlier", "earlier")
+# A likelihood of nothing denies what it is the likelihood of: 下雪的可能性为零, 概率为0, no chance.
+# Correcting leads that take back the clause before even when they give no value of a known kind
+# ("今天多云，更正为晴"); the others (抱歉, actually) need a value to know what they correct.
+STRONG_CORRECTION_LEADS = ("修正", "更正", "纠正", "订正", "改正", "应为", "correction", "scratch that", "strike that",
+                           "let me correct that", "to correct", "make that", "or rather")
+NULL_CHANCE_CN = r"(?:可能性|概率|几率|机率|机会|可能)\s*(?:为|是|:|等于)?\s*(?<![\d.])(?:0(?:\.0+)?\s*%?|0成)(?![\d.])"
+NULL_CHANCE_EN = (r"(?:chance|chances|probability|likelihood|odds|possibility)\s+(?:of\s+[a-z ]{1,20}?\s+)?"
+                  r"(?:is|are|was|at|of)\s+(?<![\d.])(?:zero|0\s*%?|nil|none)(?![\d.])"
+                  r"|(?<![\d.])(?:zero|0\s*%|nil)\s+(?:chance|chances|probability|likelihood|possibility)")
 EN_NEGATORS = (
     "not never no none neither nor cannot without unable isn't aren't wasn't weren't won't can't "
     "couldn't doesn't don't didn't shouldn't wouldn't hasn't haven't hadn't mustn't nobody nothing "
@@ -125,7 +159,8 @@ EN_NOT_NEGATIONS = (
 
 # Words that say an item is switched off: an alarm "是关着的" is not among the enabled ones.
 OFF_STATES = tuple(
-    "关着 关闭 关掉 关了 已关 关上 是关的 没开 没有开 没打开 未开 未开启 未启用 停用 禁用 off disabled".split()
+    "关着 关闭 关掉 关了 已关 关上 是关的 没开 没有开 没打开 未开 未开启 未启用 停用 禁用 已停用 已禁用 已划掉 已取消 "
+    "off disabled closed inactive cancelled canceled".split()
 ) + ("turned off", "switched off")
 
 # Words that leave an item out of a list: "7:00、14:30、22:50，除了18:45".

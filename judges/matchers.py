@@ -34,6 +34,7 @@ from typing import Any
 from . import dates as D
 from .dates import _as_float
 from . import units
+from .names import whole, whole_at
 from .tokens import Scan, Token, asserted_in, denies_at, fold, scan
 from .times import find_durations, find_times
 
@@ -48,6 +49,7 @@ __all__ = [
     "match_value",
     "stated_spans",
     "asserted_at",
+    "whole_at",
     "bipartite_complete",
     "expected_times",
     "time_close",
@@ -157,30 +159,7 @@ def has_close_number(text: str, expected: float, tol: float = 0.01, *, unit: str
 
 # -- phrases ---------------------------------------------------------------------------------
 
-# A needle starting with one of these may not follow one of the others: 南风 is not in 东南风,
-# 暴雨 not in 大暴雨, 阵雨 not in 雷阵雨.
-_NO_PREFIX = {"东": "东西南北", "西": "东西南北", "南": "东西南北", "北": "东西南北", "暴": "大特", "大": "特", "阵": "雷"}
-_MODEL_SUFFIX_RE = re.compile(r"\s*(?:pro|max|plus|ultra|mini|lite|se|air)(?![a-z])", re.IGNORECASE)
 _WS_RE = re.compile(r"\s+")
-
-
-def _whole(text: str, start: int, end: int, needle: str) -> bool:
-    before = text[start - 1] if start > 0 else ""
-    after = text[end] if end < len(text) else ""
-    first, last = needle[0], needle[-1]
-    if first.isdigit() and (before.isdigit() or (before == "." and start > 1 and text[start - 2].isdigit())):
-        return False
-    if last.isdigit() and (after.isdigit() or re.match(r"[.,]\d", text[end : end + 2])):
-        return False
-    if first.isascii() and first.isalnum() and before.isascii() and before.isalnum():
-        return False
-    if last.isascii() and last.isalnum() and after.isascii() and after.isalpha():
-        return False
-    if last.isascii() and last.isalnum() and _MODEL_SUFFIX_RE.match(text, end):
-        return False  # "iPhone 15" is not "iPhone 15 Pro"
-    if before and before in _NO_PREFIX.get(first, ""):
-        return False
-    return True
 
 
 def _squeezed(text: str) -> tuple[str, list[int]]:
@@ -211,7 +190,7 @@ def phrase_spans(needle: str, folded: str) -> list[tuple[int, int]]:
         while pos != -1:
             spans.append((index[pos], index[pos + len(sq_want) - 1] + 1))
             pos = sq_hay.find(sq_want, pos + 1)
-    return [(a, b) for a, b in spans if _whole(hay, a, b, sq_want)]
+    return [(a, b) for a, b in spans if whole(hay, a, b, sq_want)]
 
 
 @lru_cache(maxsize=1024)
@@ -231,12 +210,9 @@ def phrase_hits(needle: str, s: Scan, *, asserted: bool = True) -> list[tuple[in
 
 
 def _asserted_at(s: Scan, a: int, b: int) -> bool:
-    clause = s.clause_at(a)
-    if clause.question or clause.retracted or s.alternatives(a, b):
-        return False
-    # Negators inside the needle belong to the value (未通过); the rest of the clause decides.
-    body = s.text[clause.start : a] + " " * (b - a) + s.text[b : clause.end]
-    return not denies_at(body, a - clause.start, b - clause.start)
+    """The one claim reading of every path (``Scan.claims``): asserted, not taken back, not
+    withdrawn, not a list marker, not one of alternatives."""
+    return s.claims(a, b)
 
 
 asserted_at = _asserted_at
@@ -266,7 +242,7 @@ def _strip_zeros(v: tuple[int, ...]) -> tuple[int, ...]:
 
 
 def _pattern_spans(pattern: re.Pattern[str], s: Scan) -> list[tuple[int, int]]:
-    return [m.span() for m in pattern.finditer(s.text) if m.end() > m.start() and _asserted_at(s, *m.span())]
+    return [m.span() for m in pattern.finditer(s.text) if whole_at(s.text, *m.span()) and _asserted_at(s, *m.span())]
 
 
 def _value_spans(expected: Any, s: Scan, unit: str | None) -> list[tuple[int, int]]:
@@ -341,9 +317,10 @@ def match_value(expected: Any, actual: Any, *, unit: str | None = None) -> bool:
         return False
     if stated_spans("exact", expected, text, unit=unit):
         return True
-    if isinstance(expected, re.Pattern):
-        # A spelling only the raw answer has (a full-width form the task pinned): its clauses
-        # are read on the raw text.
+    if isinstance(expected, re.Pattern) and not any(m.end() > m.start() for m in expected.finditer(fold(text))):
+        # A spelling only the raw answer has (a full-width form the task pinned): the same
+        # claim reading on the raw text. A pattern the folded answer holds was read already:
+        # "一样冷吗？不一样" asks and denies, whatever its spelling.
         return any(asserted_in(text, *m.span()) for m in expected.finditer(text) if m.end() > m.start())
     return False
 
@@ -522,12 +499,14 @@ def match_field(matcher: str, expected: Any, actual: Any, os_state: Any = None) 
         return _whole_field_is_date(expected, text, os_state)
     s = scan(text)
     if matcher == "time":
-        tokens = [t for t in s.tokens if t.kind == "time"]
+        # A value the field takes back ("7:00，不对，是8:00") is not what it holds: the same
+        # claim reading as free text (Scan.taken_back); what is left must be one value.
+        tokens = [t for t in s.tokens if t.kind == "time" and not s.taken_back(t.start, t.end)]
         want = expected_times(expected)
         return bool(want) and _one_value(tokens) and all(time_close(want, t.value, 5) for t in tokens)
     if re.fullmatch(r"\d+", s.text):
         return int(s.text) in _expected_minutes(expected)
-    tokens = [t for t in s.tokens if t.kind == "duration"]
+    tokens = [t for t in s.tokens if t.kind == "duration" and not s.taken_back(t.start, t.end)]
     want_minutes = _expected_minutes(expected)
     return _one_value(tokens) and all(t.value in want_minutes for t in tokens)
 

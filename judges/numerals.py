@@ -346,7 +346,8 @@ def fold(text: object) -> str:
     if not isinstance(text, str):
         return ""
     s = unicodedata.normalize("NFKC", text).translate(_EXTRA_FOLD).translate(L.TRADITIONAL)
-    s = _WS_RE.sub(" ", s).strip()
+    # A line break stays one: the lines of a list are its items (- 07:00（已关闭）\n- 08:00).
+    s = _WS_RE.sub(lambda m: "\n" if "\n" in m.group(0) else " ", s).strip()
     s = _CAPITAL_RE.sub(lambda m: m.group(0).translate(_CAPITAL).replace("億", "亿").replace("萬", "万"), s)
     if re.search(r"[a-zA-Z]", s):
         s = _en_signed_words(_en_numbers(s))

@@ -23,9 +23,13 @@ tests pin each one):
   items, nor are ranks (第一条, 前三个) or the article 一 (一款, 一班): those restate the question.
 * ``answer_regex`` matches whole values: a match may not start or end inside a number, so
   "8\\.9\\d?%" does not pass 18.93% even when the task did not anchor it.
-* ``answer_regex`` and ``answer_contains`` count a hit only where the answer claims it: not in a
-  clause that denies it (不是8.93%，是9.8%), and not beside another value of its kind that the
-  answer gives for what the goal asks (第一名是《霸王别姬》，《肖申克的救赎》排第二).
+* ``answer_regex`` and ``answer_contains`` count a hit only where the answer claims it, by the
+  one claim reading every path shares (``Scan.claims``): not in a clause that denies it
+  (不是8.93%，是9.8%) or asks it and is denied (一样吗？不一样), not taken back (20度，不对，是22度;
+  之前说的4个是我数错了), not a list's item number, and not beside another value of its kind that
+  the answer gives for what the goal asks (第一名是《霸王别姬》，《肖申克的救赎》排第二). A hit is a
+  whole value: 唐人街探案 does not pass 唐人街探案3, nor MyWifi MyWifi-5G (``judges.names``).
+* ``answer_grounded`` needs no screen for a value the answer takes back: it is not claimed.
 * ``screen_has`` and ``confirmation_shows`` compare whole values too: 6:40 is on "06:40" but
   not on "16:40"; amount 25 is not shown by ¥125 or 1,025. A time is compared by meaning: 06:40
   is not on "6:40 下午".
@@ -41,7 +45,7 @@ from typing import Any
 from judges import dates as D
 from judges.base import Check
 from judges.claims import outclaimed
-from judges.matchers import asserted_at, phrase_hits, phrase_spans, stated_spans
+from judges.matchers import asserted_at, phrase_hits, phrase_spans, stated_spans, whole_at
 from judges.screens import clocks, folded, scanned
 from judges.tokens import QUOTE_RE, asserted_in, fold, scan
 from replay.state import RunState
@@ -143,6 +147,8 @@ def whole_spans(pattern: re.Pattern[str], text: str) -> list[tuple[int, int]]:
             continue
         if text[b - 1:b].isdigit() and re.match(r"\d|[.,]\d", text[b:b + 2]):
             continue
+        if not whole_at(text, a, b):
+            continue  # a name with a suffix is another name: 唐人街探案 is not in 唐人街探案3
         out.append((a, b))
     return out
 
@@ -168,7 +174,7 @@ def answer_regex(check: AnswerRegex, state: RunState, name: str = "answer_regex"
     if answer is not None:
         folded = fold(answer)
         ok = claimed(answer, whole_spans(pattern, folded), goal)
-        if not ok and not whole_spans(pattern, folded):
+        if not ok and not pattern.search(folded):
             # A spelling only the raw answer has (a pattern pinning full-width forms): its
             # clauses are read on the raw text.
             ok = any(asserted_in(answer, a, b) for a, b in whole_spans(pattern, answer))
@@ -248,12 +254,14 @@ class Items:
         if items:
             for m in QUOTE_RE.finditer(s.text):
                 inner = next(g for g in m.groups() if g is not None).strip()
-                if inner:
+                if inner and not s.taken_back(*m.span()):
                     self.texts.append(inner)
                 covered.append(m.span())
             self._pairs(s, covered)
             covered += [m.span() for m in _LIST_MARKER_RE.finditer(s.text)]
-        tokens = [t for t in s.tokens if not _inside((t.start, t.end), covered)]
+        # A value the answer takes back (20度，不对，是22度; 之前说的4个是我数错了) is not
+        # claimed, so it needs no screen: the same reading as every other path (Scan.claims).
+        tokens = [t for t in s.tokens if not _inside((t.start, t.end), covered) and not (items and s.taken_back(t.start, t.end))]
         # Codes (G11, CMCC-8F2A, HX6730) hold digits a number does not read: each is a value.
         valued = [(t.start, t.end) for t in s.tokens if t.kind in ("time", "date", "version")]
         self.codes = [

@@ -198,3 +198,10 @@ def test_suite_add_trusts_what_it_adds_and_stores_what_reading_needs(tmp_path) -
     assert "m1,holdout" in r.output and not marker.exists(), r.output
     r = traj("judge", "--store", sdir)
     assert r.exit_code == 0 and marker.exists(), r.output  # trusted when added: judged
+
+
+def test_no_registration_takes_the_judgement_runs_name() -> None:
+    from trajectory.catalog.registrations import reserved_names
+    from trajectory.judging.selection import JUDGEMENT_SUITE
+
+    assert {JUDGEMENT_SUITE, "example", "selfevo", "device", "gui", "weather", "clock"} <= reserved_names()

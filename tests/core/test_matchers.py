@@ -64,7 +64,9 @@ def cases(*rows):
         ("clock_not_decimal_after_period", "下午三点五", "下午3点5"),
         ("full_width_digits", "５６，０８８", "56,088"),
         ("full_width_colon_letters", "１４：３０ ＡＭ", "14:30 AM"),
-        ("whitespace_folded", "  北京 \t\n 上海  ", "北京 上海"),
+        ("whitespace_folded", "  北京 \t 上海  ", "北京 上海"),
+        # A line break stays one (issue 22: the lines of a list are its items).
+        ("line_break_kept", "  北京 \t\n 上海  ", "北京\n上海"),
         ("ideographic_space", "北京\u3000上海", "北京 上海"),
         ("minus_sign", "\u22123度", "-3度"),
         ("below_zero", "零下五度", "-5度"),

@@ -1,2 +1,4 @@
-"""The suite catalog: registrations as data and the trust they need to run (registrations.py,
-trust.py), scaffolds of new suites (scaffold.py) and judge matrices (matrix.py)."""
+"""The suite catalog: what is known of suites without running them: registrations as data
+(registrations.py), the trust a registered suite needs before it runs (trust.py), scaffolds of
+new suites (scaffold.py).
+"""

@@ -19,6 +19,10 @@ from typing import Any
 
 from judges.contract import Checked
 
+#: The suite name of the runs that record LLM judgements (trajectory.judging.selection's
+#: JUDGEMENT_SUITE, which this room is below): no registration may take it either.
+JUDGEMENTS_SUITE = "traj.judgements"
+
 _warned: set[tuple[str, str]] = set()
 _reserved: frozenset[str] | None = None
 
@@ -30,9 +34,7 @@ def reserved_names() -> frozenset[str]:
     if _reserved is None:
         import suites as suite_pkg
 
-        from trajectory.judging.selection import JUDGEMENT_SUITE
-
-        names = {JUDGEMENT_SUITE, *suite_pkg.BUILTIN}
+        names = {JUDGEMENTS_SUITE, *suite_pkg.BUILTIN}
         for name in suite_pkg.BUILTIN:
             names.update(suite_pkg.aliases(suite_pkg.load_builtin(name)))
         _reserved = frozenset(names)

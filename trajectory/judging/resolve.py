@@ -156,7 +156,7 @@ def register_suite(
     """Append a registration of suite ``name`` to the store's meta log (a folder, or ``data``:
     see :func:`add_suite`, :func:`add_scorers`); the data stored. A bundled suite's name is
     refused. Registering trusts nothing: :func:`add_suite` trusts what the person adds."""
-    from trajectory.query.sql import current_user
+    from trajectory.runtime.people import current_user
 
     catalog.refuse_reserved(name)
     data = data if data is not None else {"path": str(Path(path).absolute())}
