@@ -206,7 +206,7 @@ class Views:
         self.con.execute(f"CREATE VIEW events AS SELECT * FROM _events_all{event_pool}")
         self.con.execute(
             "CREATE VIEW _run_split AS SELECT run_id, coalesce(split, 'tune') AS split FROM _events_all WHERE seq = 0")
-        self.con.execute(f"CREATE VIEW _runs_all AS {runs_sql(ev.declaration(), '_events_all')}")
+        self.con.execute(f"CREATE VIEW _runs_all AS {runs_sql(declaration(), '_events_all')}")
         self.con.execute(f"CREATE VIEW runs AS SELECT * FROM _runs_all{pool}")
         self.con.execute(f"CREATE VIEW _history_all AS {HISTORY_SQL}")
         self.con.execute(f"CREATE VIEW verdict_history AS SELECT * FROM _history_all{pool}")
