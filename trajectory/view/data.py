@@ -30,30 +30,43 @@ from pathlib import Path
 from typing import Any
 
 from trajectory.errors import NotFound, QueryError, TrajError
+from trajectory.query_limits import QueryLimits
 from trajectory.store import Store, default_store_path
 
 from .runs_sql import OVERVIEW_FIGURES, PAGE, RUN_INDEX, SORTS, list_sql, page_figures
 from .values import json_or_text as _json
 from .values import plain
 
-__all__ = ["NotFound", "QueryError", "StoreData", "TrajError", "default_store_path"]
+__all__ = ["Busy", "NotFound", "QueryError", "StoreData", "TrajError", "default_store_path"]
 
 SPLITS = ("tune", "holdout")
 VERDICT_OUTCOMES = ("pass", "fail", "error", "skipped", "na", "unjudged")
 RUN_OUTCOMES = ("succeeded", "failed", "confirmation", "takeover", "error", "timeout", "cancelled", "open")
 # Tables whose new commits make the viewer reopen its views (meta holds only the holdout log).
 WATCHED = ("events", "verdicts", "passes", "overrides")
+# A person's queries that may run at once (each within the memory limit); one more is refused.
+QUERIES_AT_ONCE = 2
 IMAGE_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".webp": "image/webp",
                ".gif": "image/gif"}
+
+
+class Busy(QueryError):
+    """As many queries as may run at once are running (a 503: try again)."""
 
 
 class StoreData:
     """A store as the viewer sees it: one pool (tune or holdout), read through sandboxed views."""
 
-    def __init__(self, path: str, split: str = "tune", *, background_index: bool = True):
+    def __init__(self, path: str | Store, split: str = "tune", *, background_index: bool = True,
+                 limits: QueryLimits | None = None):
         if split not in SPLITS:
             raise QueryError(f"--split must be one of {', '.join(SPLITS)}, got {split!r}")
-        self.store = Store(path)
+        # A Store as the CLI opened it (with its --storage-option values), or a path.
+        self.store = path if isinstance(path, Store) else Store(path)
+        # A person's queries run within the limits of `traj query` (its defaults unless given).
+        self.limits = limits or QueryLimits()
+        self._looked = False
+        self._running = threading.BoundedSemaphore(QUERIES_AT_ONCE)
         if not self.store.exists:
             raise NotFound(f"{self.store.loc}: no store here (run `traj demo` or `traj ingest` first)")
         self.split = split
@@ -201,11 +214,20 @@ class StoreData:
         return [{k: plain(v) for k, v in r.items()} for r in holdout_views(self.store)]
 
     def record_look(self, command: str, detail: dict[str, Any]) -> None:
-        """A look at the holdout pool is recorded, as ``traj query --split holdout`` records it."""
-        if self.split == "holdout":
+        """A look at the holdout pool is recorded, as ``traj query --split holdout`` records
+        it, once for this viewer: at its start (``traj view``), else at its first query.
+
+        Not at every request: any web page the person visits can make their browser send GETs
+        to 127.0.0.1, and a write per GET would let it fill the audit log."""
+        if self.split != "holdout":
+            return
+        with self._lock:
+            if self._looked:
+                return
             from trajectory.query import record_holdout_view
 
             record_holdout_view(self.store, command, detail)
+            self._looked = True
 
     # -- the run list --------------------------------------------------------------------------
     def filter_options(self) -> dict[str, list[str]]:
@@ -263,12 +285,14 @@ class StoreData:
 
     # -- one run -------------------------------------------------------------------------------
     def _run_head(self, run_id: str) -> dict[str, Any]:
-        rows = self.rows("SELECT coalesce(split, 'tune') AS split, max(seq) AS last_seq, count(*) AS events "
-                         "FROM events WHERE run_id = $run_id GROUP BY ALL", {"run_id": run_id})
-        mine = [r for r in rows if r["split"] == self.split]
+        rows = self.rows("SELECT max(seq) AS last_seq, count(*) AS events FROM events WHERE run_id = $run_id "
+                         "HAVING count(*) > 0", {"run_id": run_id})
+        mine = [{"split": self.split, **r} for r in rows]
         if not mine:
-            if rows:
-                other = rows[0]["split"]
+            # ``events`` holds this pool's runs only; the viewer's own SQL may say which pool has it.
+            other = self.rows("SELECT split FROM _run_split WHERE run_id = $run_id", {"run_id": run_id})
+            if other:
+                other = other[0]["split"]
                 raise NotFound(f"run {run_id} is in the {other} pool; this viewer shows the {self.split} pool "
                                f"(start it with --split {other} to see it)")
             raise NotFound(f"no such run: {run_id}")
@@ -470,45 +494,29 @@ class StoreData:
 
     # -- queries -------------------------------------------------------------------------------
     def query(self, sql: str, limit: int) -> dict[str, Any]:
-        """A person's SQL, refused or answered exactly as ``traj query`` does; at most ``limit``
-        rows come back (``more`` says there were others)."""
-        import duckdb
-
-        from trajectory.query import check_sql
-
-        with self.con() as con:
-            check_sql(con, sql)
-            try:
-                rel = con.sql(sql)
-                table = rel.limit(limit + 1).to_arrow_table()
-            except duckdb.Error as exc:
-                raise QueryError(_one_line(exc)) from exc
-        rows = table.to_pylist()
-        self.record_look("query", {"sql": sql, "via": "traj view"})
+        """A person's SQL, refused or answered exactly as ``traj query`` answers it, within the
+        same limits; at most ``limit`` rows come back (``more`` says there were others)."""
+        table = self.query_table(sql, "traj view")
+        rows = table.slice(0, limit + 1).to_pylist()
         return {"columns": table.column_names, "rows": [[plain(r[c]) for c in table.column_names] for r in rows[:limit]],
                 "more": len(rows) > limit}
 
-    def query_batches(self, sql: str) -> Iterator[tuple[list[str], list[dict[str, Any]]]]:
-        """All rows of a person's SQL in batches (for a download), on a connection of its own
-        so that a long download does not hold the pages up."""
-        import duckdb
+    def query_table(self, sql: str, via: str) -> Any:
+        """The whole result of a person's SQL through ``traj query``'s own entry point (its
+        sandbox, its pool walls and its time, row and memory limits), on a connection of its
+        own: the pages keep answering meanwhile, and a query a limit stops leaves nothing held.
+        At most QUERIES_AT_ONCE run at once; another is refused, not queued."""
+        from trajectory.show import run_query
 
-        from trajectory.query import Views, check_sql
-
-        views = Views(self.store, split=self.split, threads=1)
+        if not self._running.acquire(blocking=False):
+            raise Busy(f"busy: {QUERIES_AT_ONCE} queries are running in this viewer; try again when one ends")
         try:
-            check_sql(views.con, sql)
-            try:
-                reader = views.con.sql(sql).to_arrow_reader(10_000)
-            except duckdb.Error as exc:
-                raise QueryError(_one_line(exc)) from exc
-            self.record_look("query", {"sql": sql, "via": "traj view download"})
-            names = reader.schema.names
-            yield names, []
-            for batch in reader:
-                yield names, [{k: plain(v) for k, v in r.items()} for r in batch.to_pylist()]
+            # A holdout look is this viewer's one look (see record_look), recorded before the
+            # query runs: its error messages may show holdout values too.
+            self.record_look("query", {"sql": sql, "via": via})
+            return run_query(self.store, sql, split=self.split, limits=self.limits, record=False)
         finally:
-            views.close()
+            self._running.release()
 
     def examples(self) -> list[tuple[str, str]]:
         """The demo's example queries, and a few more a person asks first."""

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .changes import evidence, state_changes
-from .data import RUN_OUTCOMES, SORTS, VERDICT_OUTCOMES, QueryError, StoreData, TrajError
+from .data import RUN_OUTCOMES, Busy, SORTS, VERDICT_OUTCOMES, QueryError, StoreData, TrajError
 
 PER_PAGE = 50
 MAX_PER_PAGE = 500
@@ -189,4 +189,5 @@ def query(data: StoreData, params: Mapping[str, str]) -> dict[str, Any]:
         except QueryError as exc:
             # The page stays (with the SQL to fix); the refusal is the answer, with status 400.
             out["error"] = str(exc)
+            out["status"] = 503 if isinstance(exc, Busy) else 400
     return out

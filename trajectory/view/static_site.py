@@ -22,6 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from . import pages
+from trajectory.store import Store
+
 from .data import NotFound, StoreData
 from .render import STATIC, StaticLinks, render, run_file
 
@@ -139,7 +141,7 @@ def _table_files(result: dict[str, Any], base: Path) -> None:
     _write(base.with_suffix(".json"), json.dumps(rows, ensure_ascii=False) + "\n")
 
 
-def write_static(store: str, out: str | Path, *, split: str = "tune", share: bool = False) -> str:
+def write_static(store: str | Store, out: str | Path, *, split: str = "tune", share: bool = False) -> str:
     """Write every page of the store's ``split`` pool to ``out``; returns a one-line summary.
     ``share``: the allow-listed shared copy instead (see share_site.py)."""
     if share:
