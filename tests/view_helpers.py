@@ -58,14 +58,14 @@ def free_port() -> int:
 class LiveView:
     """`traj view` in a subprocess on 127.0.0.1; ``url`` once it answers; ``stop()`` ends it."""
 
-    def __init__(self, store: Path, *args: str):
+    def __init__(self, store: Path | str, *args: str, env: dict[str, str] | None = None):
         self.store = store
         self.port = free_port()
         exe = shutil.which("traj", path=os.path.dirname(sys.executable))
         argv = [exe] if exe else [sys.executable, "-m", "trajectory.cli.main"]
         self.proc = subprocess.Popen(
             [*argv, "view", "--store", str(store), "--port", str(self.port), *args],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
         )
         self.url = f"http://127.0.0.1:{self.port}"
         self.started_in = self._wait()
