@@ -17,7 +17,6 @@ from view_helpers import FAILING_RUN, HOLDOUT_RUN, LiveView, copy_store, demo_st
 from trajectory.cli.main import app
 from trajectory.query import holdout_views
 from trajectory.store import Store
-from trajectory.view.server import beyond_loopback
 
 
 @pytest.fixture(scope="module")
@@ -27,7 +26,7 @@ def demo(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def live(demo):
-    server = LiveView(demo, "--allow-host", "viewer.lan")
+    server = LiveView(demo)
     yield server
     server.stop()
 
@@ -51,7 +50,7 @@ SECRET_PATHS = ["/api/query?sql=" + urllib.parse.quote("SELECT run_id, data FROM
 
 
 @pytest.mark.parametrize("host", ["attacker.example:{port}", "attacker.example", "127.0.0.1.attacker.example:{port}",
-                                  "localhost.attacker.example", "[::2]:{port}", "viewer.lan.attacker.example", None])
+                                  "localhost.attacker.example", "[::2]:{port}", "viewer.lan", None])
 def test_a_page_that_rebinds_its_name_to_127_0_0_1_reads_nothing(live, host):
     for path in SECRET_PATHS:
         status, _, body = get(live.port, path, None if host is None else host.format(port=live.port))
@@ -61,11 +60,23 @@ def test_a_page_that_rebinds_its_name_to_127_0_0_1_reads_nothing(live, host):
         assert host is None or b"is not one this traj view answers" in body
 
 
-@pytest.mark.parametrize("host", ["127.0.0.1:{port}", "localhost:{port}", "LOCALHOST", "[::1]:{port}",
-                                  "viewer.lan:{port}", "127.0.0.1"])
+@pytest.mark.parametrize("host", ["127.0.0.1:{port}", "localhost:{port}", "LOCALHOST", "[::1]:{port}", "127.0.0.1"])
 def test_its_own_names_are_answered(live, host):
     status, _, body = get(live.port, "/api/query?sql=SELECT+1+AS+one", host.format(port=live.port))
     assert status == 200 and json.loads(body)["result"]["rows"] == [[1]]
+
+
+def test_allow_host_adds_a_name_and_only_that_name(demo):
+    server = LiveView(demo, "--allow-host", "viewer.lan", "--allow-host", "[fd00::5]")
+    try:
+        for host in ("viewer.lan:{port}", "VIEWER.LAN", "[fd00::5]:{port}", "127.0.0.1:{port}"):
+            status, _, _ = get(server.port, "/api/runs", host.format(port=server.port))
+            assert status == 200, host
+        for host in ("viewer.lan.attacker.example", "attacker.example:{port}", "[fd00::6]:{port}"):
+            status, _, body = get(server.port, "/api/runs", host.format(port=server.port))
+            assert status == 400 and b"gui-" not in body, host
+    finally:
+        server.stop()
 
 
 @pytest.mark.parametrize("path", ["/", "/runs", f"/runs/{FAILING_RUN}", f"/runs/{FAILING_RUN}/state?at=3",
@@ -83,6 +94,8 @@ def test_every_answer_keeps_other_sites_out(live, path):
 
 
 def test_listening_beyond_loopback_is_said_in_one_line(demo, monkeypatch):
+    from trajectory.view.server import beyond_loopback
+
     for host in ("0.0.0.0", "::", "192.168.1.20", "[::]", "myhost.lan"):
         line = beyond_loopback(host)
         assert line is not None and "\n" not in line and host in line and "other machines" in line

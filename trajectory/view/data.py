@@ -33,6 +33,7 @@ from trajectory.errors import NotFound, QueryError, TrajError
 from trajectory.query_limits import QueryLimits
 from trajectory.store import Store, default_store_path
 
+from .fold import Folded, fold, step
 from .runs_sql import OVERVIEW_FIGURES, PAGE, RUN_INDEX, SORTS, list_sql, page_figures
 from .values import json_or_text as _json
 from .values import plain
@@ -44,6 +45,11 @@ VERDICT_OUTCOMES = ("pass", "fail", "error", "skipped", "na", "unjudged")
 RUN_OUTCOMES = ("succeeded", "failed", "confirmation", "takeover", "error", "timeout", "cancelled", "open")
 # Tables whose new commits make the viewer reopen its views (meta holds only the holdout log).
 WATCHED = ("events", "verdicts", "passes", "overrides")
+# A run is read CHUNK events at a time; its folded state is kept every CHECKPOINT events
+# (a multiple of CHUNK), for the FOLDED_RUNS runs shown last.
+CHUNK = 1000
+CHECKPOINT = 5000
+FOLDED_RUNS = 4
 # A person's queries that may run at once (each within the memory limit); one more is refused.
 QUERIES_AT_ONCE = 2
 IMAGE_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".webp": "image/webp",
@@ -300,43 +306,92 @@ class StoreData:
 
     def run_events(self, run_id: str, lo: int, hi: int) -> list[dict[str, Any]]:
         """The run's events with lo <= seq <= hi, as the spec's JSON objects."""
-        got = self.rows("SELECT data FROM events WHERE run_id = $run_id AND seq BETWEEN $lo AND $hi ORDER BY seq",
-                        {"run_id": run_id, "lo": lo, "hi": hi})
-        return [json.loads(r["data"]) for r in got]
+        return [json.loads(text) for text in self._event_texts(run_id, lo, hi)]
+
+    def _event_texts(self, run_id: str, lo: int, hi: int) -> list[str]:
+        """The run's events lo..hi as stored (JSON text). Read from all pools, without the
+        pool's filter (a scan per read): every caller has checked the run is in this pool
+        (``_run_head``) or took its id from the pool."""
+        with self.con() as con:
+            got = con.execute("SELECT data FROM _events_pooled WHERE run_id = $run_id AND seq BETWEEN $lo AND $hi "
+                              "ORDER BY seq", {"run_id": run_id, "lo": lo, "hi": hi}).fetchall()
+        return [r[0] for r in got]
+
+    def _chunks(self, run_id: str, lo: int, hi: int, newest_first: bool = False) -> Iterator[list[dict[str, Any]]]:
+        """The run's events lo..hi as JSON objects, CHUNK at a time (seq order within a chunk)."""
+        starts = range(lo - lo % CHUNK, hi + 1, CHUNK)
+        for a in reversed(starts) if newest_first else starts:
+            yield self.run_events(run_id, max(a, lo), min(hi, a + CHUNK - 1))
+
+    def _decoded(self, run_id: str, lo: int, hi: int) -> Iterator[list[Any]]:
+        from trajectory import events as ev
+
+        starts = range(lo - lo % CHUNK, hi + 1, CHUNK)
+        for a in starts:
+            yield [ev.DECODER.decode(text) for text in self._event_texts(run_id, max(a, lo), min(hi, a + CHUNK - 1))]
+
+    def folded(self, run_id: str, upto: int) -> Folded | None:
+        """The state after events 0..upto (None before seq 0), folded in chunks from the latest
+        checkpoint kept for the run (one every CHECKPOINT events, for the last few runs)."""
+        if upto < 0:
+            return None
+        with self.con():
+            folds = self.memo.setdefault("folds", {})
+            marks = folds.pop(run_id, {})
+            folds[run_id] = marks  # the latest run last
+            while len(folds) > FOLDED_RUNS:
+                folds.pop(next(iter(folds)))
+        base = max((s for s in marks if s <= upto), default=-1)
+        got = marks.get(base)
+        lo = base + 1
+        while lo <= upto:
+            hi = min(upto, lo + CHUNK - 1 - lo % CHUNK)
+            got = fold(self._decoded(run_id, lo, hi), got)
+            if got is None:
+                raise NotFound(f"no such run: {run_id}")
+            if (hi + 1) % CHECKPOINT == 0:
+                marks[hi] = got
+            lo = hi + 1
+        return got
 
     def replayed(self, run_id: str, at: int) -> tuple[dict[str, Any], dict[str, Any] | None, list[dict[str, Any]]]:
         """The replayed state after events 0..at and after 0..at-1 (None at seq 0), in the shape
-        ``traj show --json`` prints, and the screens seen up to ``at`` (seq, text, image)."""
-        from replay import apply, replay, view
+        ``traj show --json`` prints (a long run's lists shortened to their latest items, see
+        fold.py), and the latest screens seen up to ``at`` (seq, text, image)."""
         from trajectory import events as ev
 
-        got = self.rows("SELECT data FROM events WHERE run_id = $run_id AND seq <= $at ORDER BY seq",
-                        {"run_id": run_id, "at": at})
-        decode = ev.DECODER.decode
-        events = [decode(r["data"]) for r in got]
-        if not events:
+        got = self._event_texts(run_id, at, at)
+        if not got:
             raise NotFound(f"no such run: {run_id}")
-        before = replay(events[:-1]) if len(events) > 1 else None
-        after = apply(before, events[-1]) if before is not None else replay(events)
-        screens = [{"seq": s.seq, "text": s.text, "app": s.app, "image": s.image} for s in after.screens]
-        return plain(view(after)), None if before is None else plain(view(before)), screens
+        before = self.folded(run_id, at - 1)
+        event = ev.DECODER.decode(got[0])
+        after = step(before, event) if before is not None else fold([[event]])
+        assert after is not None
+        screens = [{"seq": s.seq, "text": s.text, "app": s.app, "image": s.image} for s in after.state.screens]
+        return plain(after.view()), None if before is None else plain(before.view()), screens
 
     def replay_steps(self, run_id: str) -> Iterator[tuple[dict[str, Any], dict[str, Any] | None, list[dict[str, Any]]]]:
         """:meth:`replayed` at every seq of the run, in one fold (for a static copy)."""
-        from replay import apply, replay, view
-        from trajectory import events as ev
-
-        decode = ev.DECODER.decode
-        got = self.rows("SELECT data FROM events WHERE run_id = $run_id ORDER BY seq", {"run_id": run_id})
+        head = self._run_head(run_id)
+        before: Folded | None = None
         before_view = None
-        state = None
-        for r in got:
-            e = decode(r["data"])
-            state = replay([e]) if state is None else apply(state, e)
-            screens = [{"seq": s.seq, "text": s.text, "app": s.app, "image": s.image} for s in state.screens]
-            now = plain(view(state))
-            yield now, before_view, screens
-            before_view = now
+        for chunk in self._decoded(run_id, 0, head["last_seq"]):
+            for e in chunk:
+                now = step(before, e) if before is not None else fold([[e]])
+                assert now is not None
+                screens = [{"seq": s.seq, "text": s.text, "app": s.app, "image": s.image} for s in now.state.screens]
+                now_view = plain(now.view())
+                yield now_view, before_view, screens
+                before, before_view = now, now_view
+            if before is not None:
+                before = before.trimmed()
+
+    def evidence(self, run_id: str, last_seq: int, checks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Each check's evidence event (changes.evidence), the run read from its end in chunks."""
+        from .changes import find_evidence
+
+        newest_first = (e for chunk in self._chunks(run_id, 0, last_seq, newest_first=True) for e in reversed(chunk))
+        return find_evidence(newest_first, checks)
 
     def run_verdicts(self, run_id: str) -> dict[str, Any]:
         """The run's verdict history (oldest first), its current verdict with its checks, its
