@@ -180,3 +180,49 @@ def _holds(e: dict[str, Any], wanted: list[str], whole: bool) -> bool:
     fields = EVIDENCE_FIELDS.get(str(e.get("kind")), ())
     texts = [_field_text(e[f]) for f in fields if e.get(f) is not None]
     return any(t == x if whole else (len(t) > 2 and t in x) for t in wanted for x in texts)
+
+
+def world_patch(before: Any, after: Any) -> list[list[Any]]:
+    """The changes that turn one world state into the next, for a static copy to store per
+    step instead of the whole state: ``[path, value]`` sets the value at ``path`` (a list of
+    keys and indexes; ``[]`` is the whole state), ``[path]`` removes it. Lists of the same
+    length change item by item, others as a whole. :func:`apply_world_patch` (and the static
+    page's script) apply them."""
+    out: list[list[Any]] = []
+    _diff([], before, after, out)
+    return out
+
+
+def _diff(path: list[Any], a: Any, b: Any, out: list[list[Any]]) -> None:
+    if _same(a, b):
+        return
+    if isinstance(a, dict) and isinstance(b, dict):
+        out.extend([[*path, k]] for k in a if k not in b)
+        for k in b:
+            _diff([*path, k], a.get(k, _MISSING), b[k], out)
+        return
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        for i, (x, y) in enumerate(zip(a, b)):
+            _diff([*path, i], x, y, out)
+        return
+    out.append([path, b])
+
+
+def apply_world_patch(doc: Any, ops: list[list[Any]]) -> Any:
+    """``doc`` with :func:`world_patch`'s changes applied (a new value; ``doc`` is kept)."""
+    import copy
+
+    doc = copy.deepcopy(doc)
+    for op in ops:
+        path = op[0]
+        if not path:
+            doc = copy.deepcopy(op[1]) if len(op) == 2 else None
+            continue
+        parent = doc
+        for key in path[:-1]:
+            parent = parent[key]
+        if len(op) == 2:
+            parent[path[-1]] = copy.deepcopy(op[1])
+        else:
+            del parent[path[-1]]
+    return doc
