@@ -15,8 +15,8 @@ from typer.testing import CliRunner
 from view_helpers import FAILING_RUN, HOLDOUT_RUN, LiveView, copy_store, demo_store
 
 from trajectory.cli.main import app
-from trajectory.query import holdout_views
-from trajectory.store import Store
+from trajectory.query.sql import holdout_views
+from trajectory.store.delta import Store
 
 
 @pytest.fixture(scope="module")

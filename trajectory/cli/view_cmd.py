@@ -9,10 +9,10 @@ from typing import Annotated
 import typer
 
 from trajectory.errors import TrajError
-from trajectory.query_limits import MAX_ROWS, MEMORY, TIMEOUT, QueryLimits, human_size
-from trajectory.store import default_store_path
+from trajectory.query.limits import MAX_ROWS, MEMORY, TIMEOUT, QueryLimits, human_size
+from trajectory.store.delta import default_store_path
 
-from .common import JsonOpt, StoreOpt, command, echo_json, handle_errors, open_store
+from trajectory.cli.common import JsonOpt, StoreOpt, command, echo_json, handle_errors, open_store
 
 
 @handle_errors

@@ -18,11 +18,11 @@ from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Respon
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from . import pages
-from .guard import Guard
-from .data import IMAGE_TYPES, Busy, NotFound, QueryError, StoreData, TrajError
-from .render import STATIC, LiveLinks, render
-from .values import plain
+from trajectory.view import pages
+from trajectory.view.guard import Guard
+from trajectory.view.data import IMAGE_TYPES, Busy, NotFound, QueryError, StoreData, TrajError
+from trajectory.view.render import STATIC, LiveLinks, render
+from trajectory.view.values import plain
 
 LINKS = LiveLinks()
 

@@ -30,13 +30,13 @@ from pathlib import Path
 from typing import Any
 
 from trajectory.errors import NotFound, QueryError, TrajError
-from trajectory.query_limits import QueryLimits
-from trajectory.store import Store, default_store_path
+from trajectory.query.limits import QueryLimits
+from trajectory.store.delta import Store, default_store_path
 
-from .fold import Folded, fold, step
-from .runs_sql import OVERVIEW_FIGURES, PAGE, RUN_INDEX, SORTS, list_sql, page_figures
-from .values import json_or_text as _json
-from .values import plain
+from trajectory.view.fold import Folded, fold, step
+from trajectory.view.runs_sql import OVERVIEW_FIGURES, PAGE, RUN_INDEX, SORTS, list_sql, page_figures
+from trajectory.view.values import json_or_text as _json
+from trajectory.view.values import plain
 
 __all__ = ["Busy", "NotFound", "QueryError", "StoreData", "TrajError", "default_store_path"]
 
@@ -91,7 +91,7 @@ class StoreData:
         """What changes when a watched table gets a commit: on a local store the time of its
         commit log folder (a stat per table, cheap enough for every page), elsewhere its
         version (the backend contract's way, one log read per table)."""
-        from trajectory.location import LocalBackend
+        from trajectory.store.local import LocalBackend
 
         backend = self.store.backend
         out = []
@@ -109,7 +109,7 @@ class StoreData:
     @contextlib.contextmanager
     def con(self) -> Iterator[Any]:
         """The views' DuckDB connection, fresh as of the store's latest commits, held alone."""
-        from trajectory.query import Views
+        from trajectory.query.sql import Views
 
         with self._lock:
             # Only the outermost holder looks for new commits: a page's queries all see one state.
@@ -132,7 +132,7 @@ class StoreData:
         """Build the run index for the store state ``mark`` (the current one by default) and
         hand it to the views; False when the store changed meanwhile or it could not be built
         (the pages then keep reading the events directly)."""
-        from trajectory.query import Views
+        from trajectory.query.sql import Views
 
         if mark is None:
             self._sync = True  # built here, not on a thread as well
@@ -215,7 +215,7 @@ class StoreData:
         return self.cached("overview", build)
 
     def holdout_log(self) -> list[dict[str, Any]]:
-        from trajectory.query import holdout_views
+        from trajectory.query.sql import holdout_views
 
         return [{k: plain(v) for k, v in r.items()} for r in holdout_views(self.store)]
 
@@ -230,7 +230,7 @@ class StoreData:
         with self._lock:
             if self._looked:
                 return
-            from trajectory.query import record_holdout_view
+            from trajectory.query.sql import record_holdout_view
 
             record_holdout_view(self.store, command, detail)
             self._looked = True
@@ -388,7 +388,7 @@ class StoreData:
 
     def evidence(self, run_id: str, last_seq: int, checks: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """Each check's evidence event (changes.evidence), the run read from its end in chunks."""
-        from .changes import find_evidence
+        from trajectory.view.changes import find_evidence
 
         newest_first = (e for chunk in self._chunks(run_id, 0, last_seq, newest_first=True) for e in reversed(chunk))
         return find_evidence(newest_first, checks)
@@ -396,7 +396,7 @@ class StoreData:
     def run_verdicts(self, run_id: str) -> dict[str, Any]:
         """The run's verdict history (oldest first), its current verdict with its checks, its
         overrides, and the verdict a person sees once overrides are applied."""
-        from trajectory.report import effective
+        from trajectory.reports.report import effective
 
         history = self.rows(
             "SELECT pass_id, pass_kind, outcome, score, reason, judge_version, judged_at, checks, details "
@@ -561,7 +561,7 @@ class StoreData:
         sandbox, its pool walls and its time, row and memory limits), on a connection of its
         own: the pages keep answering meanwhile, and a query a limit stops leaves nothing held.
         At most QUERIES_AT_ONCE run at once; another is refused, not queued."""
-        from trajectory.show import run_query
+        from trajectory.reports.show import run_query
 
         if not self._running.acquire(blocking=False):
             raise Busy(f"busy: {QUERIES_AT_ONCE} queries are running in this viewer; try again when one ends")
@@ -598,7 +598,7 @@ class StoreData:
     def scrubber(self, answers: list[str], devices: list[str], images: list[str]) -> Any:
         """The report's --share masking (answer texts, device serials, image references and
         absolute paths in any text) for the given secrets."""
-        from trajectory.report import Scrubber
+        from trajectory.reports.report import Scrubber
 
         rows = [{"answer": a} for a in answers] + [{"device": d} for d in devices] + [{"images": images}]
         return Scrubber(rows, True)

@@ -6,11 +6,11 @@ import socket
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from trajectory.query_limits import QueryLimits
-from trajectory.store import Store
+from trajectory.query.limits import QueryLimits
+from trajectory.store.delta import Store
 
-from .data import StoreData, TrajError
-from .guard import allowed_hosts, is_loopback
+from trajectory.view.data import StoreData, TrajError
+from trajectory.view.guard import allowed_hosts, is_loopback
 
 
 class PortError(TrajError, OSError):
@@ -47,7 +47,7 @@ def serve(store: str | Store, host: str = "127.0.0.1", port: int = 8000, split: 
     ``warn`` the line that says the address reaches beyond this machine."""
     import uvicorn
 
-    from .app import create_app
+    from trajectory.view.app import create_app
 
     data = StoreData(store, split, limits=limits)
     try:

@@ -23,12 +23,11 @@ from typing import Any
 
 from markupsafe import Markup
 
-from . import pages
-from .changes import world_patch
-from trajectory.store import Store
-
-from .data import NotFound, StoreData
-from .render import STATIC, StaticLinks, render, run_file
+from trajectory.store.delta import Store
+from trajectory.view import pages
+from trajectory.view.changes import world_patch
+from trajectory.view.data import NotFound, StoreData
+from trajectory.view.render import STATIC, StaticLinks, render, run_file
 
 OMITTED = "[answer omitted]"
 
@@ -175,7 +174,7 @@ def write_static(store: str | Store, out: str | Path, *, split: str = "tune", sh
     """Write every page of the store's ``split`` pool to ``out``; returns a one-line summary.
     ``share``: the allow-listed shared copy instead (see share_site.py)."""
     if share:
-        from .share_site import write_shared
+        from trajectory.view.share_site import write_shared
 
         return write_shared(store, out, split)
     data = StoreData(store, split, background_index=False)
