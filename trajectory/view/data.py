@@ -15,9 +15,10 @@ current verdicts, built once per store state) or, until it is built, the ``run_s
 ``run_finished`` events and the ``runs`` row of the page's runs only; a run's events are read by
 its id; a diff is counted in SQL and only the flips on the page are compared check by check.
 
-One DuckDB connection (the sandboxed ``Views`` of ``traj query``) serves every request, under a
+One DuckDB connection (the sandboxed ``Views`` of ``traj query``) serves every page, under a
 lock; it is reopened when a table of the store gets a new commit, so a judging pass made while
-the viewer runs shows on the next page load.
+the viewer runs shows on the next page load. A person's SQL never runs on it: it goes through
+``traj query``'s own entry point and limits, on a connection of its own.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from trajectory.query.limits import QueryLimits
 from trajectory.store.delta import Store, default_store_path
 
 from trajectory.view.fold import Folded, fold, step
-from trajectory.view.runs_sql import OVERVIEW_FIGURES, PAGE, RUN_INDEX, SORTS, list_sql, page_figures
+from trajectory.view.runs_sql import MORE_EXAMPLES, OVERVIEW_FIGURES, PAGE, RUN_INDEX, SORTS, list_sql, page_figures
 from trajectory.view.values import json_or_text as _json
 from trajectory.view.values import plain
 
@@ -577,17 +578,7 @@ class StoreData:
         """The demo's example queries, and a few more a person asks first."""
         from trajectory.demo import QUERIES
 
-        return list(QUERIES) + [
-            ("flips between the two latest passes",
-             "WITH latest AS (SELECT pass_id, row_number() OVER (ORDER BY started_at DESC, pass_id DESC) AS k "
-             "FROM passes QUALIFY k <= 2), h AS (SELECT h.run_id, h.suite, h.task, h.outcome, l.k "
-             "FROM verdict_history h JOIN latest l USING (pass_id)) SELECT b.suite, b.task, b.run_id, "
-             "b.outcome AS before, a.outcome AS after FROM h a JOIN h b ON a.run_id = b.run_id AND a.k = 1 "
-             "AND b.k = 2 WHERE a.outcome <> b.outcome ORDER BY ALL"),
-            ("failed checks, most common first",
-             "SELECT suite, c.name AS check_name, count(*) AS failures FROM verdicts, unnest(checks) AS t(c) "
-             "WHERE NOT c.passed GROUP BY ALL ORDER BY failures DESC, suite, check_name LIMIT 20"),
-        ]
+        return list(QUERIES) + list(MORE_EXAMPLES)
 
     # -- static export -----------------------------------------------------------------------
     def run_ids(self) -> list[str]:
@@ -603,7 +594,3 @@ class StoreData:
         rows = [{"answer": a} for a in answers] + [{"device": d} for d in devices] + [{"images": images}]
         return Scrubber(rows, True)
 
-
-def _one_line(exc: Exception) -> str:
-    text = str(exc).strip().splitlines()
-    return text[0] if text else type(exc).__name__
