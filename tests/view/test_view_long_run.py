@@ -19,8 +19,6 @@ from typer.testing import CliRunner
 from view_helpers import LiveView, long_run
 
 from trajectory.cli.main import app
-from trajectory.view.changes import apply_world_patch, world_patch
-from trajectory.view.fold import KEEP
 
 # Generous: a hang, not a speed, is what this catches.
 HANG = 600
@@ -56,6 +54,8 @@ def test_a_100k_event_run_page_and_its_twin_answer_a_page_at_a_time(long_store):
         assert len(events) == 200 and events[-1]["seq"] == 99_999 and page["timeline"]["pages"] == 500
         assert size < 2_000_000
         tt = page["time_travel"]
+        from trajectory.view.fold import KEEP
+
         # The state is whole where it is a count or a value, and says what its lists leave out.
         assert tt["state"]["steps"] == len(range(4, 99_999, 4))
         assert len(tt["state"]["screens"]) == KEEP and tt["state"]["omitted"]["screens"] == 25_000 - KEEP
@@ -79,6 +79,8 @@ def test_a_100k_event_run_page_and_its_twin_answer_a_page_at_a_time(long_store):
 @settings(deadline=None, max_examples=300)
 @given(json_values, json_values)
 def test_world_patch_turns_one_state_into_the_next(a, b):
+    from trajectory.view.changes import apply_world_patch, world_patch
+
     ops = world_patch(a, b)
     assert apply_world_patch(a, ops) == b
     assert json.loads(json.dumps(apply_world_patch(a, ops))) == json.loads(json.dumps(b))
@@ -88,6 +90,8 @@ def test_world_patch_turns_one_state_into_the_next(a, b):
 @settings(deadline=None, max_examples=100)
 @given(st.lists(st.dictionaries(st.sampled_from("abcd"), json_values, max_size=4), min_size=1, max_size=6))
 def test_world_patches_in_turn_rebuild_every_step(states):
+    from trajectory.view.changes import apply_world_patch, world_patch
+
     doc = states[0]
     for before, after in zip(states, states[1:]):
         doc = apply_world_patch(doc, world_patch(before, after))
