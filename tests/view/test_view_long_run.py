@@ -52,7 +52,7 @@ def test_a_100k_event_run_page_and_its_twin_answer_a_page_at_a_time(long_store):
         # The timeline is one page of it, the one with the last step; the answer stays small.
         events = page["timeline"]["events"]
         assert len(events) == 200 and events[-1]["seq"] == 99_999 and page["timeline"]["pages"] == 500
-        assert size < 2_000_000
+        assert size < 250_000  # it does not grow with the run (this one's is ~50 KB)
         tt = page["time_travel"]
         from trajectory.view.fold import KEEP
 
