@@ -51,6 +51,8 @@ WATCHED = ("events", "verdicts", "passes", "overrides")
 CHUNK = 1000
 CHECKPOINT = 5000
 FOLDED_RUNS = 4
+# What a static copy's step panel does not show of a state (see replay_steps).
+STEP_UNSHOWN = ("initial_state", "screens", "actions")
 # A person's queries that may run at once (each within the memory limit); one more is refused.
 QUERIES_AT_ONCE = 2
 IMAGE_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".webp": "image/webp",
@@ -372,7 +374,9 @@ class StoreData:
         return plain(after.view()), None if before is None else plain(before.view()), screens
 
     def replay_steps(self, run_id: str) -> Iterator[tuple[dict[str, Any], dict[str, Any] | None, list[dict[str, Any]]]]:
-        """:meth:`replayed` at every seq of the run, in one fold (for a static copy)."""
+        """:meth:`replayed` at every seq of the run, in one fold (for a static copy: its states
+        leave out what a step's panel does not show, the initial state and the lists of screens
+        and actions, which would be copied at every step)."""
         head = self._run_head(run_id)
         before: Folded | None = None
         before_view = None
@@ -381,7 +385,7 @@ class StoreData:
                 now = step(before, e) if before is not None else fold([[e]])
                 assert now is not None
                 screens = [{"seq": s.seq, "text": s.text, "app": s.app, "image": s.image} for s in now.state.screens]
-                now_view = plain(now.view())
+                now_view = plain({k: v for k, v in now.view().items() if k not in STEP_UNSHOWN})
                 yield now_view, before_view, screens
                 before, before_view = now, now_view
             if before is not None:
