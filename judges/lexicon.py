@@ -140,20 +140,25 @@ CLAUSE_WORDS_EN = "but however although though whereas instead rather so because
 
 # -- approximations, bounds, hedges -----------------------------------------------------------
 
-# Before a value: the value that follows is not exact.
-APPROX_BEFORE_CN = (
-    "大约是 大约为 大约有 大约 大概是 大概有 大概 约为 约有 约 大致 差不多是 差不多有 差不多 将近 接近 "
-    "几乎 估计 预计 超过 不到 不足 少于 多于 高于 低于 大于 小于 至少 最少 至多 不止 不超过 不少于 "
-    "不低于 不高于 起码 顶多 最多"
+# Approximation words beside one value state that value (行程大约1小时30分钟 states 1小时30分,
+# 约20度 states 20度): an agent reading a screen softens what it read, it does not change it.
+# Before a span of two times they make it an estimate that states neither (大概7点到8点).
+APPROX_BEFORE_CN = "大约是 大约为 大约有 大约 大概是 大概有 大概 约为 约有 约 大致 估计 预计".split()
+APPROX_BEFORE_EN = "about|around|approximately|approx|roughly|some|circa".split("|")
+APPROX_AFTER_UNIT = ("左右", "上下", "or so", "ish")
+# Bounds before a value: the value that follows is a limit, not the value (不到1小时 is no 59分,
+# nearly 20 no 20). Phrases, "|"-separated: split on spaces, "at most" would make "at" a bound.
+BOUND_BEFORE_CN = (
+    "差不多是 差不多有 差不多 将近 接近 几乎 超过 不到 不足 少于 多于 高于 低于 大于 小于 至少 最少 "
+    "至多 不止 不超过 不少于 不低于 不高于 起码 顶多 最多"
 ).split()
-# Phrases, "|"-separated: split on spaces, "at most" would make "at" (peaked at 18) a bound.
-APPROX_BEFORE_EN = (
-    "about|around|approximately|approx|roughly|nearly|almost|over|under|more than|less than|"
-    "fewer than|at least|at most|up to|above|below|some|circa"
+BOUND_BEFORE_EN = (
+    "nearly|almost|over|under|more than|less than|fewer than|at least|at most|up to|above|below"
 ).split("|")
-# After a value (directly after the digits, or after its unit for the two-character words).
-APPROX_AFTER_DIGITS = ("多", "余", "来", "几", "+")
-APPROX_AFTER_UNIT = ("左右", "上下", "出头", "开外", "以上", "以下", "以内", "之内", "or so", "ish")
+# After a value (directly after the digits, or after its unit): a bound (二十多度, 1个多小时,
+# 30分钟以内, 三十出头).
+BOUND_AFTER_DIGITS = ("多", "余", "来", "几", "+")
+BOUND_AFTER_UNIT = ("出头", "开外", "以上", "以下", "以内", "之内")
 # Between two values of one kind: the answer offers either, so it states neither.
 HEDGE_WORDS = ("或者是", "或者", "或是", "或", "还是", "要么", "也可能是", "也可能", "也许", "或许", "or", "either")
 # English words that offer a second value as another possibility: "6:40, maybe 7:40".
