@@ -24,8 +24,8 @@ from typing import Any
 import suites as suite_pkg
 from trajectory import events as ev
 from trajectory.demo import samples
-from trajectory.query import Views
-from trajectory.store import Store
+from trajectory.query.sql import Views
+from trajectory.store.delta import Store
 
 DEFAULT_SUITES = ("gui", "device", "selfevo")
 

@@ -10,7 +10,7 @@ import pytest
 # tests/ itself, importable from every folder.
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from trajectory.store import Store
+from trajectory.store.delta import Store
 
 
 @pytest.fixture

@@ -13,14 +13,14 @@ import pyarrow as pa
 import pytest
 
 from helpers import example_run, jsonl
-from trajectory.backend import Backend, CommitConflict
+from trajectory.store.backend import Backend, CommitConflict
 from trajectory.errors import ConflictError
-from trajectory.ingest import ingest_bytes
+from trajectory.ingest.plain import ingest_bytes
 from trajectory.judging import SuiteResolver, judge_runs, write_pass
-from trajectory.location import LocalBackend
-from trajectory.objstore import ObjectBackend
-from trajectory.query import Views
-from trajectory.store import FORMAT_FILE, META_SCHEMA, STORE_FORMAT, Store
+from trajectory.store.local import LocalBackend
+from trajectory.store.objstore import ObjectBackend
+from trajectory.query.sql import Views
+from trajectory.store.delta import FORMAT_FILE, META_SCHEMA, STORE_FORMAT, Store
 
 ROWS = pa.table({"kind": ["suite", "suite"], "key": ["a", "b"], "at": pa.array([0, 1], pa.timestamp("us", tz="UTC")),
                  "by": ["x", "y"], "data": ["{}", "{}"]})
@@ -32,7 +32,7 @@ def keys(backend: Backend, version: int | None = None) -> list[str]:
 
 
 class BackendContract:
-    """What a store needs from where its bytes live (see trajectory/backend.py)."""
+    """What a store needs from where its bytes live (see trajectory/store/backend.py)."""
 
     @pytest.fixture
     def backend(self, tmp_path) -> Backend:  # pragma: no cover - every backend gives its own

@@ -21,7 +21,7 @@ from trajectory.judging import (
     to_json,
     with_judgements,
 )
-from trajectory.store import Store
+from trajectory.store.delta import Store
 
 
 @pytest.fixture(scope="module")

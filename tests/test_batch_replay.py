@@ -9,9 +9,9 @@ from replay import replay
 from replay.batch import Reads, batch_sql, build_state, detail_sql, group_details
 from strategies import runs
 from trajectory import events as ev
-from trajectory.ingest import ingest_bytes
-from trajectory.query import Views
-from trajectory.store import Store
+from trajectory.ingest.plain import ingest_bytes
+from trajectory.query.sql import Views
+from trajectory.store.delta import Store
 
 
 def batch_states(store: Store, reads: Reads = Reads()) -> dict:

@@ -15,10 +15,10 @@ from helpers import example_run, jsonl, line
 from strategies import runs
 from trajectory import events as ev
 from trajectory.demo import record_all
-from trajectory.export import export_events
-from trajectory.ingest import DEFAULT_LIMITS, Limits, Workers, ingest_bytes, ingest_events, ingest_files, parse
+from trajectory.reports.export import export_events
+from trajectory.ingest.plain import DEFAULT_LIMITS, Limits, Workers, ingest_bytes, ingest_events, ingest_files, parse
 from trajectory.judging import SuiteResolver
-from trajectory.store import Store
+from trajectory.store.delta import Store
 
 BOOKKEEPING = ("commit_id", "ingested_at")
 REPORT = ("runs", "events", "new", "present", "new_runs")
@@ -77,7 +77,7 @@ def test_every_sample_run_is_stored_alike_in_any_chunks(samples: bytes, tmp_path
 def test_valid_files_do_not_go_the_plain_way(samples: bytes, tmp_path, monkeypatch) -> None:
     """The staged path really decides a valid file (and a re-ingest of it) by itself, state
     patches included (each checked against the state it follows)."""
-    import trajectory.ingest as ingest
+    import trajectory.ingest.plain as ingest
 
     assert b'"kind":"state_changed"' in samples and b'"patch"' in samples
 

@@ -192,8 +192,8 @@ def test_judge_one_batch_fix_judge_all_then_diff_shows_the_flip_outside_that_bat
 
 
 def test_an_override_is_the_current_verdict_everywhere_and_says_a_person_decided(filled, tmp_path) -> None:
-    from trajectory.store import Store
-    from trajectory.verdicts import current_verdicts
+    from trajectory.store.delta import Store
+    from trajectory.query.verdicts import current_verdicts
 
     traj("judge", "--store", filled)
     r = traj("override", "r2", "--to", "pass", "--evidence", "北京现在25度", "--by", "ann", "--store", filled)
@@ -386,8 +386,8 @@ def test_share_masks_the_store_path_in_the_header(filled, tmp_path) -> None:
 
 
 def test_show_keeps_a_holdout_runs_verdict_to_a_recorded_look(tmp_path) -> None:
-    from trajectory.query import holdout_views
-    from trajectory.store import Store
+    from trajectory.query.sql import holdout_views
+    from trajectory.store.delta import Store
 
     store = str(tmp_path / "store")
     lines = example_run("h1")

@@ -23,10 +23,10 @@ import crash_worker as cw
 from figures import RELIABILITY_FIGURES
 from procs import TIMEOUT, TRAJ, Proc, ended_cleanly, worker
 from trajectory.errors import ConflictError
-from trajectory.ingest import ingest_bytes, parse
-from trajectory.query import Views
-from trajectory.recorder import Recorder, RecorderError, recover
-from trajectory.store import Store
+from trajectory.ingest.plain import ingest_bytes, parse
+from trajectory.query.sql import Views
+from trajectory.ingest.recorder import Recorder, RecorderError, recover
+from trajectory.store.delta import Store
 
 WRITERS = 8
 BATCHES = 4

@@ -41,12 +41,12 @@ from procs import TRAJ, Proc, ended_cleanly, worker
 from suites import load_builtin
 from trajectory import events as ev
 from trajectory.cli.main import app
-from trajectory.ingest import ingest_bytes, parse, run_info
-from trajectory.ingest import rows as event_rows
+from trajectory.ingest.plain import ingest_bytes, parse, run_info
+from trajectory.ingest.plain import rows as event_rows
 from trajectory.judging import SuiteResolver, judge_runs
-from trajectory.query import Views
-from trajectory.recorder import open_journals
-from trajectory.store import Store
+from trajectory.query.sql import Views
+from trajectory.ingest.recorder import open_journals
+from trajectory.store.delta import Store
 
 from crash_harness import (  # noqa: F401 - shared with the other crash tests
     FIGURES,

@@ -22,10 +22,10 @@ from helpers import example_run, jsonl
 from procs import TRAJ, Proc, ended_cleanly, worker
 from suites import load_builtin
 from test_crash import COMPACT_SEED, JUDGED_RUNS, complete_passes, no_row_changed_by_compaction, traj_in_process
-from trajectory.ingest import ingest_bytes
+from trajectory.ingest.plain import ingest_bytes
 from trajectory.judging import SuiteResolver, judge_runs
-from trajectory.recorder import open_journals
-from trajectory.store import Store
+from trajectory.ingest.recorder import open_journals
+from trajectory.store.delta import Store
 
 KILLS = 6
 N_BATCHES = 5

@@ -14,10 +14,10 @@ import pyarrow as pa
 from replay.batch import ALL, batch_sql
 from trajectory import events as ev
 from trajectory.columns import Declaration, markdown
-from trajectory.ingest import Parsed, rows, run_info
-from trajectory.query import RUNS_SQL, runs_sql
-from trajectory.store import EVENTS_SCHEMA
-from trajectory.tables import events_schema
+from trajectory.ingest.plain import Parsed, rows, run_info
+from trajectory.query.sql import RUNS_SQL, runs_sql
+from trajectory.store.delta import EVENTS_SCHEMA
+from trajectory.store.tables import events_schema
 
 ROOT = Path(__file__).resolve().parent.parent
 EVENTS = ROOT / "trajectory" / "events.py"

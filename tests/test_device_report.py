@@ -16,8 +16,8 @@ from trajectory.cli.main import app
 from trajectory.demo import broken, samples
 from trajectory.cli.override_cmds import OverrideRefused, record_override
 from trajectory.judging import SuiteResolver, judge_runs, load_events
-from trajectory.query import holdout_views
-from trajectory.store import Store
+from trajectory.query.sql import holdout_views
+from trajectory.store.delta import Store
 
 CALC = "device-careful-00-calculator-multiply"
 SLOPPY_CALC = "device-sloppy-00-calculator-multiply"
@@ -164,7 +164,7 @@ SERIALS = ("R5CT40XYZ1", "8f3a21c0")
 
 
 def _answers_and_images(store: Store, batch: str) -> tuple[list[str], list[str]]:
-    from trajectory.query import Views
+    from trajectory.query.sql import Views
 
     with Views(store, split=None) as v:
         ids = [r[0] for r in v.con.execute("SELECT DISTINCT run_id FROM events WHERE batch = ?", [batch]).fetchall()]
@@ -190,7 +190,7 @@ def test_share_leaves_out_answers_images_serials_and_paths(store, tmp_path, batc
 
 
 def test_scrubber_masks_absolute_paths():
-    from trajectory.report import Scrubber
+    from trajectory.reports.report import Scrubber
 
     scrub = Scrubber([], True)
     assert scrub("日志 /home/ann/eval/run.jsonl 和 C:\\Users\\ann\\x.txt") == "日志 [path] 和 [path]"
@@ -248,7 +248,7 @@ def test_report_suite_renders_the_suites_own_report(store, tmp_path):
 def test_registered_team_folder_judges_runs_routed_to_its_name(tmp_path):
     from device_helpers import write_task
 
-    from trajectory.recorder import Recorder
+    from trajectory.ingest.recorder import Recorder
 
     root = tmp_path / "team-tasks"
     write_task(root, "read", {"id": "calc", "goal": "算 2×3", "category": "read", "expect": "succeeded",

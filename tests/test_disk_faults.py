@@ -18,10 +18,10 @@ import pytest
 
 from disk_helpers import fill, remount, small_disk
 from helpers import example_run, jsonl
-from trajectory.ingest import ingest_bytes
+from trajectory.ingest.plain import ingest_bytes
 from trajectory.judging import SuiteResolver, judge_runs
-from trajectory.query import Views
-from trajectory.store import TABLES, Store
+from trajectory.query.sql import Views
+from trajectory.store.delta import TABLES, Store
 
 TRAJ = [sys.executable, "-m", "trajectory.cli.main"]
 

@@ -17,9 +17,9 @@ from typer.testing import CliRunner
 from trajectory import events as ev
 from trajectory.cli.main import app
 from trajectory.errors import SchemaError
-from trajectory.ingest import ingest_bytes, parse
-from trajectory.jsonkeys import duplicate_key
-from trajectory.store import Store
+from trajectory.ingest.plain import ingest_bytes, parse
+from trajectory.ingest.jsonkeys import duplicate_key
+from trajectory.store.delta import Store
 
 START = '{"run_id":"a","seq":0,"ts":0,"kind":"run_started","suite":"s","task":"t"}'
 

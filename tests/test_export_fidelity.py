@@ -12,9 +12,9 @@ from helpers import line
 from replay import replay
 from strategies import runs
 from trajectory import events as ev
-from trajectory.export import export_events
-from trajectory.ingest import ingest_bytes
-from trajectory.store import Store
+from trajectory.reports.export import export_events
+from trajectory.ingest.plain import ingest_bytes
+from trajectory.store.delta import Store
 
 
 def exported(store: Store) -> bytes:

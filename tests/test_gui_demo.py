@@ -13,8 +13,8 @@ from trajectory.demo import broken
 from trajectory.demo.samples import gui as samples
 from trajectory.cli.main import app
 from trajectory.judging import diff_passes
-from trajectory.query import Views
-from trajectory.store import Store
+from trajectory.query.sql import Views
+from trajectory.store.delta import Store
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ from suites.gui import mobilegym as mg
 from trajectory.cli.import_mobilegym import import_mobilegym
 from trajectory.cli.main import app
 from trajectory.judging import SuiteResolver, current_rows, diff_passes, judge_runs, load_events, passes
-from trajectory.store import Store
+from trajectory.store.delta import Store
 
 EXAMPLE = Path(__file__).parent / "data" / "mobilegym_run"
 BATCH = "mobilegym_run"

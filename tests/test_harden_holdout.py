@@ -18,8 +18,8 @@ from figures import HARDENING
 from helpers import example_run, jsonl, line
 from test_harden_replay import plant
 from trajectory.cli.main import app
-from trajectory.query import holdout_views
-from trajectory.store import Store
+from trajectory.query.sql import holdout_views
+from trajectory.store.delta import Store
 
 runner = CliRunner()
 H = "h-weread-no-split"

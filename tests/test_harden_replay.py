@@ -15,10 +15,10 @@ from typer.testing import CliRunner
 
 from helpers import example_run, jsonl, line
 from trajectory.cli.main import app
-from trajectory.ingest import parse, rows, run_info
+from trajectory.ingest.plain import parse, rows, run_info
 from trajectory.judging import SuiteResolver, judge_runs
-from trajectory.query import Views
-from trajectory.store import Store
+from trajectory.query.sql import Views
+from trajectory.store.delta import Store
 
 runner = CliRunner()
 POISON = {"op": "replace", "path": "/no/such", "value": 1}

@@ -23,8 +23,8 @@ from helpers import example_run, jsonl
 from trajectory.cli.common import command_line
 from trajectory.cli.main import app
 from trajectory.redact import MASK, redact_argv, redact_text
-from trajectory.store import Store
-from trajectory.tables import TABLES
+from trajectory.store.delta import Store
+from trajectory.store.tables import TABLES
 
 runner = CliRunner()
 

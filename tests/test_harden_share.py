@@ -106,7 +106,7 @@ def test_shared_outputs_carry_none_of_the_planted_leaks(tmp_path, monkeypatch) -
 
 
 def test_an_id_that_is_not_id_shaped_is_replaced_by_a_stable_stand_in() -> None:
-    from trajectory.share import safe_id
+    from trajectory.reports.share import safe_id
 
     assert safe_id("wx-001") == "wx-001" and safe_id("device-careful-00-calculator-multiply", "run")
     for bad in ("eve@example.com", "C:\\x", "/Users/v/x", "a b", "R5CT40XYZ1", "sk-live-PlantedShareKey7Qx93LmZ"):

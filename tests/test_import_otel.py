@@ -17,7 +17,7 @@ from trajectory.cli.main import app
 from trajectory.errors import SchemaError
 from trajectory.importers import otel
 from trajectory.judging import current_rows, passes
-from trajectory.store import Store
+from trajectory.store.delta import Store
 
 runner = CliRunner()
 TRACE = "4bf92f3577b34da6a3ce929d0e0e4736"

@@ -11,9 +11,9 @@ from helpers import example_run, jsonl, line
 from strategies import runs
 from trajectory import events as ev
 from trajectory.errors import ConflictError, SchemaError
-from trajectory.ingest import Limits, ingest_bytes
+from trajectory.ingest.plain import Limits, ingest_bytes
 from trajectory.judging import load_events
-from trajectory.store import Store
+from trajectory.store.delta import Store
 
 
 def count(store: Store) -> int:
@@ -175,7 +175,7 @@ def _depth(value) -> int:
     max_leaves=20,
 ), limit=st.integers(0, 6))
 def test_depth_check_agrees_with_the_real_nesting(value, limit) -> None:
-    from trajectory.ingest import _depth_exceeds
+    from trajectory.ingest.plain import _depth_exceeds
 
     raw = msgspec.json.encode(value)
     assert _depth_exceeds(raw, limit) == (_depth(value) > limit)

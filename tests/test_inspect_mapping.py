@@ -32,7 +32,7 @@ from inspect_logs import SAMPLES, T0, build_log, build_sample  # noqa: E402
 from replay import replay  # noqa: E402
 from trajectory import events as ev  # noqa: E402
 from trajectory.importers.inspect_log import LogInfo, map_sample  # noqa: E402
-from trajectory.ingest import parse  # noqa: E402
+from trajectory.ingest.plain import parse  # noqa: E402
 
 INFO = LogInfo.of(build_log([]))
 

@@ -18,7 +18,7 @@ from inspect_logs import SAMPLES, SCORER_V2, capitals_log  # noqa: E402
 
 from trajectory.cli.main import app  # noqa: E402
 from trajectory.judging import SuiteResolver, current_rows, judge_runs, pass_rows, passes  # noqa: E402
-from trajectory.store import Store  # noqa: E402
+from trajectory.store.delta import Store  # noqa: E402
 
 runner = CliRunner()
 ROOT = Path(__file__).resolve().parents[1]

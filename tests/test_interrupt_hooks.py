@@ -9,7 +9,7 @@ import types
 
 import pytest
 
-from trajectory import interrupts
+from trajectory.runtime import interrupts
 
 
 @pytest.fixture

@@ -20,10 +20,10 @@ from pathlib import Path
 import pytest
 
 from helpers import line
-from trajectory.ingest import ingest_bytes
+from trajectory.ingest.plain import ingest_bytes
 from trajectory.judging import SuiteResolver, judge_runs, register_suite
-from trajectory.query import Views
-from trajectory.store import Store
+from trajectory.query.sql import Views
+from trajectory.store.delta import Store
 
 TRAJ = [sys.executable, "-m", "trajectory.cli.main"]
 pytestmark = pytest.mark.slow

@@ -14,7 +14,7 @@ from helpers import example_run, jsonl
 from judges.base import Check, Suite, Verdict
 from trajectory.demo import broken
 from trajectory.errors import NotFound, QueryError
-from trajectory.ingest import ingest_bytes
+from trajectory.ingest.plain import ingest_bytes
 from trajectory.judging import (
     SuiteResolver,
     current_rows,
@@ -23,8 +23,8 @@ from trajectory.judging import (
     judge_runs,
     passes,
 )
-from trajectory.query import Views
-from trajectory.store import Store
+from trajectory.query.sql import Views
+from trajectory.store.delta import Store
 
 
 @pytest.fixture

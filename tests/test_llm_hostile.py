@@ -23,8 +23,8 @@ from suites.selfevo.trajectories import parse_trajectory, to_events
 from trajectory import events as ev
 from trajectory.cli.main import app
 from trajectory.judging import JUDGEMENT_SUITE, SuiteResolver, current_rows, recorded_judgements
-from trajectory.llm import ChatClient, LLMConfig, LLMError, ask_and_record, pending_requests
-from trajectory.store import Store
+from trajectory.llm.ask import ChatClient, LLMConfig, LLMError, ask_and_record, pending_requests
+from trajectory.store.delta import Store
 
 runner = CliRunner()
 FULL = {"error_handling": 3, "input_validation": 3, "documentation": 3, "robustness": 3, "comment": "perfect"}

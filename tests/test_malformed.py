@@ -23,8 +23,8 @@ from figures import RELIABILITY_FIGURES
 from trajectory import events as ev
 from trajectory.cli.main import app
 from trajectory.errors import ConflictError, SchemaError
-from trajectory.ingest import MAX_REPORTED, Limits, ingest_bytes, parse
-from trajectory.store import Store
+from trajectory.ingest.plain import MAX_REPORTED, Limits, ingest_bytes, parse
+from trajectory.store.delta import Store
 
 SRC = "x.jsonl"
 TRIED: dict[str, int] = {}

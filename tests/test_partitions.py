@@ -15,7 +15,7 @@ import suites as suite_pkg
 from trajectory.demo import record_all
 from trajectory.judging import SuiteResolver, judge_runs, plan_partitions
 from trajectory.judging.selection import select_runs
-from trajectory.store import Store
+from trajectory.store.delta import Store
 
 NAME = st.text("abc", min_size=1, max_size=3)
 

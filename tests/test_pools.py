@@ -7,7 +7,7 @@ from __future__ import annotations
 import threading
 import time
 
-from trajectory import pools
+from trajectory.runtime import pools
 
 
 def _nap(seconds: float) -> float:
@@ -66,7 +66,7 @@ def test_tear_down_while_a_result_was_half_sent() -> None:
 
 LEFT_TO_THE_TRACKER = """
 import multiprocessing, os, sys
-from trajectory import pools
+from trajectory.runtime import pools
 with pools.spawning():
     pass
 lock = multiprocessing.get_context("spawn").Lock()  # registered with the resource tracker

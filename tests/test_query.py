@@ -6,10 +6,10 @@ import pytest
 
 from helpers import example_run, jsonl
 from trajectory.errors import QueryError
-from trajectory.ingest import ingest_bytes
+from trajectory.ingest.plain import ingest_bytes
 from trajectory.judging import SuiteResolver, judge_runs
-from trajectory.query import Views
-from trajectory.store import Store
+from trajectory.query.sql import Views
+from trajectory.store.delta import Store
 
 
 @pytest.fixture

@@ -13,10 +13,10 @@ from figures import RELIABILITY_FIGURES
 from helpers import example_run, jsonl
 from trajectory.cli.main import app
 from trajectory.errors import QueryError
-from trajectory.ingest import ingest_bytes
-from trajectory.query import Views
-from trajectory.query_limits import STOPPED, QueryLimits, parse_size
-from trajectory.store import Store
+from trajectory.ingest.plain import ingest_bytes
+from trajectory.query.sql import Views
+from trajectory.query.limits import STOPPED, QueryLimits, parse_size
+from trajectory.store.delta import Store
 
 runner = CliRunner()
 

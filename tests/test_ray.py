@@ -25,10 +25,10 @@ from test_judging import Exploding, Slow, Stubborn
 from trajectory.cli.main import app
 from trajectory.demo import record_all
 from trajectory.engines.ray_engine import RayEngine, ingest_files_ray
-from trajectory.export import export_events
-from trajectory.ingest import DEFAULT_LIMITS, ingest_bytes, ingest_files
+from trajectory.reports.export import export_events
+from trajectory.ingest.plain import DEFAULT_LIMITS, ingest_bytes, ingest_files
 from trajectory.judging import SuiteResolver, judge_runs, passes
-from trajectory.store import Store
+from trajectory.store.delta import Store
 
 runner = CliRunner()
 COMPARED = ("run_id", "suite", "task", "batch", "split", "outcome", "score", "reason", "checks", "judge_version", "details")

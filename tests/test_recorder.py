@@ -8,8 +8,8 @@ import pytest
 
 from replay import replay
 from trajectory.judging import load_events
-from trajectory.recorder import Recorder, RecorderError, open_journals, recover
-from trajectory.store import Store
+from trajectory.ingest.recorder import Recorder, RecorderError, open_journals, recover
+from trajectory.store.delta import Store
 
 
 def clock():

@@ -18,10 +18,10 @@ from disk_helpers import fill, small_disk
 from replay import replay
 from trajectory import events as ev
 from trajectory.cli.main import app
-from trajectory.ingest import Limits
+from trajectory.ingest.plain import Limits
 from trajectory.judging import load_events
-from trajectory.recorder import Recorder, RecorderError, open_journals, recover
-from trajectory.store import Store
+from trajectory.ingest.recorder import Recorder, RecorderError, open_journals, recover
+from trajectory.store.delta import Store
 
 runner = CliRunner()
 

@@ -10,9 +10,9 @@ from typer.testing import CliRunner
 
 from helpers import example_run, jsonl, line
 from trajectory.cli.main import app
-from trajectory.ingest import ingest_bytes
+from trajectory.ingest.plain import ingest_bytes
 from trajectory.judging import SuiteResolver, judge_runs
-from trajectory.store import Store
+from trajectory.store.delta import Store
 
 runner = CliRunner()
 

@@ -19,8 +19,8 @@ import pytest
 from helpers import example_run, jsonl
 from trajectory.cli.common import command_line
 from trajectory.errors import StoreError
-from trajectory.objstore import ObjectBackend, describe, is_object_uri
-from trajectory.store import TABLES, Store
+from trajectory.store.objstore import ObjectBackend, describe, is_object_uri
+from trajectory.store.delta import TABLES, Store
 
 KEY_ID = "AKIAPLANTEDKEY7Q3XW9"
 SECRET = "planted/Secret+Value-9xQ"

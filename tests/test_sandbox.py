@@ -15,9 +15,9 @@ from figures import RELIABILITY_FIGURES
 from helpers import example_run, jsonl
 from trajectory.cli.main import app
 from trajectory.errors import QueryError
-from trajectory.ingest import ingest_bytes
-from trajectory.query import Views
-from trajectory.store import Store
+from trajectory.ingest.plain import ingest_bytes
+from trajectory.query.sql import Views
+from trajectory.store.delta import Store
 
 # (attempt, a fragment of its one-line refusal)
 ESCAPES: list[tuple[str, str]] = [

@@ -12,8 +12,8 @@ from typer.testing import CliRunner
 
 from trajectory.cli.main import app
 from trajectory.judging import SuiteResolver, current_rows, judge_runs, load_state
-from trajectory.query import Views
-from trajectory.store import Store
+from trajectory.query.sql import Views
+from trajectory.store.delta import Store
 
 runner = CliRunner()
 
@@ -179,7 +179,7 @@ def _import_as_before(sdir: str, obj: dict, batch: str) -> None:
     import msgspec
 
     from suites.selfevo.trajectories import parse_trajectory, to_events
-    from trajectory.ingest import ingest_events, parsed_from_events
+    from trajectory.ingest.plain import ingest_events, parsed_from_events
 
     events = to_events(parse_trajectory(obj, "t"), batch, dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc))
     assert events[-1].metrics == {"created_tools": []}  # what this import stores now
@@ -222,7 +222,7 @@ def ingest_trajectories(store: Store, objs: list[dict], *, open_second: bool = F
     import datetime as dt
 
     from suites.selfevo.trajectories import parse_trajectory, to_events
-    from trajectory.ingest import ingest_events, parsed_from_events
+    from trajectory.ingest.plain import ingest_events, parsed_from_events
 
     events, ids = [], {}
     for obj in objs:

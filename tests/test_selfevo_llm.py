@@ -16,9 +16,9 @@ from typer.testing import CliRunner
 
 from trajectory.cli.main import app
 from trajectory.judging import JUDGEMENT_SUITE, SuiteResolver, current_rows, recorded_judgements
-from trajectory.llm import ChatClient, LLMConfig, LLMError, ask_and_record, parsed_output, resolve_config
-from trajectory.query import Views
-from trajectory.store import Store
+from trajectory.llm.ask import ChatClient, LLMConfig, LLMError, ask_and_record, parsed_output, resolve_config
+from trajectory.query.sql import Views
+from trajectory.store.delta import Store
 
 runner = CliRunner()
 FULL = {"error_handling": 3, "input_validation": 3, "documentation": 2, "robustness": 3, "comment": "solid"}

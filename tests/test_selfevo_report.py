@@ -18,8 +18,8 @@ from trajectory.cli.import_selfevo import import_selfevo
 from trajectory.cli.main import app
 from trajectory.errors import QueryError
 from trajectory.judging import SuiteResolver, compare, judge_runs, pass_rows
-from trajectory.report import suite_report
-from trajectory.store import Store
+from trajectory.reports.report import suite_report
+from trajectory.store.delta import Store
 
 
 def cli_report(store: Store, fmt: str) -> str:

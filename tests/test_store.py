@@ -9,9 +9,9 @@ import pytest
 
 from helpers import example_run, jsonl
 from trajectory.errors import StoreError
-from trajectory.ingest import ingest_bytes
-from trajectory.query import Views
-from trajectory.store import FORMAT_FILE, Store
+from trajectory.ingest.plain import ingest_bytes
+from trajectory.query.sql import Views
+from trajectory.store.delta import FORMAT_FILE, Store
 
 
 def rows(store: Store, version: int | None = None) -> list[tuple]:
@@ -77,7 +77,7 @@ def test_polars_reads_the_same_rows_as_duckdb(store: Store) -> None:
 
 
 def test_a_lost_race_is_decided_again_only_when_new_files_may_hold_its_keys() -> None:
-    from trajectory.store import _untouched
+    from trajectory.store.delta import _untouched
 
     seen = {("a", "r1", "r3")}
     keys = ("run_id", {"r4"})
@@ -100,8 +100,8 @@ def test_a_lost_race_is_decided_again_only_when_new_files_may_hold_its_keys() ->
 def test_a_writer_that_lost_a_race_on_s3_decides_again_when_the_winner_may_hold_its_runs(
     s3_store_uri, theirs, decisions, mine_written
 ) -> None:
-    from trajectory.ingest import parse, plan_batch
-    from trajectory.ingest import rows as event_rows
+    from trajectory.ingest.plain import parse, plan_batch
+    from trajectory.ingest.plain import rows as event_rows
 
     store = Store(s3_store_uri)
     ingest_bytes(store, jsonl(example_run("r1")), "first")

@@ -17,10 +17,10 @@ from typer.testing import CliRunner
 from helpers import example_run, jsonl
 from trajectory.cli.main import app
 from trajectory.errors import StoreError
-from trajectory.ingest import ingest_bytes
+from trajectory.ingest.plain import ingest_bytes
 from trajectory.judging import SuiteResolver, judge_runs
-from trajectory.recorder import Recorder
-from trajectory.store import FORMAT_FILE, STORE_FORMAT, Store
+from trajectory.ingest.recorder import Recorder
+from trajectory.store.delta import FORMAT_FILE, STORE_FORMAT, Store
 
 runner = CliRunner()
 

@@ -15,8 +15,8 @@ from starlette.testclient import TestClient
 from view_helpers import FAILING_RUN, FLIP_RUN, HOLDOUT_RUN, OVERRIDDEN_RUN, OVERRIDE_EVIDENCE, copy_store, demo_store
 
 from trajectory.judging import diff_passes
-from trajectory.query import Views, holdout_views
-from trajectory.store import Store
+from trajectory.query.sql import Views, holdout_views
+from trajectory.store.delta import Store
 from trajectory.view.app import create_app
 from trajectory.view.data import StoreData
 

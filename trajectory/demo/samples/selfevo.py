@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from trajectory.ingest import ingest_events, parse
-from trajectory.recorder import Recorder
+from trajectory.ingest.plain import ingest_events, parse
+from trajectory.ingest.recorder import Recorder
 
 import suites.selfevo as selfevo_suite
 from suites.selfevo.trajectories import parse_trajectory, run_started_fields, trajectory_from_steps

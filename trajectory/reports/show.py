@@ -9,12 +9,12 @@ import pyarrow as pa
 
 from replay import RunState, view
 
-from . import events as ev
-from .judging import load_events, load_state
-from .query import Views, record_holdout_view, run_filter
-from .query_limits import QueryLimits
-from .store import Store
-from .verdicts import current_verdict, overrides_of_run, pool_of, verdict_history
+from trajectory import events as ev
+from trajectory.judging import load_events, load_state
+from trajectory.query.sql import Views, record_holdout_view, run_filter
+from trajectory.query.limits import QueryLimits
+from trajectory.store.delta import Store
+from trajectory.query.verdicts import current_verdict, overrides_of_run, pool_of, verdict_history
 
 
 def summary(event: ev.Event) -> str:
@@ -166,7 +166,7 @@ def run_query(
 
 def status(store: Store) -> dict[str, Any]:
     """What the store holds: its format, each table's version and files, open journals."""
-    from .recorder import open_journals
+    from trajectory.ingest.recorder import open_journals
 
     return {
         "store": str(store.loc),

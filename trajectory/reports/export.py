@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import BinaryIO
 
-from . import events as ev
-from .query import Views, run_filter
-from .store import Store
+from trajectory import events as ev
+from trajectory.query.sql import Views, run_filter
+from trajectory.store.delta import Store
 
 
 def export_events(

@@ -11,8 +11,8 @@ import datetime as _dt
 import re
 from pathlib import Path
 
-from . import events as ev
-from .errors import TrajError
+from trajectory import events as ev
+from trajectory.errors import TrajError
 
 NAME_RE = re.compile(r"^[a-z][a-z0-9_]*$")
 
@@ -98,7 +98,7 @@ from pathlib import Path
 
 import pytest
 
-from trajectory.suitecheck import judge_matrix
+from trajectory.catalog.matrix import judge_matrix
 
 MATRIX = judge_matrix(Path(__file__).parent)
 

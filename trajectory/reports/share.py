@@ -21,7 +21,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from .redact import redact_text
+from trajectory.redact import redact_text
 
 OUTCOMES = frozenset({"pass", "fail", "error", "skipped", "na"})
 POOLS = frozenset({"tune", "holdout"})

@@ -37,10 +37,10 @@ from typing import Any, Protocol
 from judges.contract import LLMJudged
 from replay import replay
 
-from .errors import TrajError
-from .judging import JUDGEMENT_SUITE, SuiteResolver, load_events, recorded_judgements, select_runs
-from .store import Store
-from .trust import trust_runs
+from trajectory.errors import TrajError
+from trajectory.judging import JUDGEMENT_SUITE, SuiteResolver, load_events, recorded_judgements, select_runs
+from trajectory.store.delta import Store
+from trajectory.llm.trust import trust_runs
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 MAX_RETRY_WAIT = 30.0  # seconds; a longer Retry-After is capped, not obeyed
@@ -435,7 +435,7 @@ def ask_and_record(
     Answers that came back are recorded even when others failed; then :class:`LLMError` says
     how many failed, and running again asks only those.
     """
-    from .recorder import Recorder
+    from trajectory.ingest.recorder import Recorder
 
     todo, already = pending_requests(
         store, resolver, config.model, suite=suite, run_ids=run_ids, where=where, batch=batch

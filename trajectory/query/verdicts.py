@@ -1,7 +1,7 @@
 """Current verdicts as a person means them, for every reader (runs, show, reports, the viewer).
 
 A run's current verdict is the latest human override when there is one, else the latest
-automatic verdict; the ``verdicts`` view (trajectory/query.py, ``CURRENT_SQL``) says which
+automatic verdict; the ``verdicts`` view (trajectory/query/sql.py, ``CURRENT_SQL``) says which
 (``decided_by``: ``judge`` or ``human``) and keeps the automatic one beside it
 (``auto_outcome``, ``auto_score``, ``auto_reason``). These functions read that view, so every
 reader shows the same thing; ``checks`` come back with ``expected``/``actual`` as values, not
@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .query import Views, run_filter
-from .store import Store
-from .text import json_or_text
+from trajectory.query.sql import Views, run_filter
+from trajectory.store.delta import Store
+from trajectory.text import json_or_text
 
 
 def decode_row(row: dict[str, Any]) -> dict[str, Any]:

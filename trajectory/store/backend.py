@@ -1,6 +1,6 @@
 """The store backend contract: where a store's bytes live and how a write becomes durable.
 
-:class:`trajectory.store.Store` holds the rules (formats, idempotency, conflict checks, passes);
+:class:`trajectory.store.delta.Store` holds the rules (formats, idempotency, conflict checks, passes);
 a backend holds the bytes. Every operation the store needs goes through this interface, so a
 store on another medium is a new backend and nothing else — ``tests/test_backend_contract.py``
 is the one contract test class every backend runs.
@@ -24,7 +24,7 @@ The operations:
   the conditional append is the whole check;
 - the journal folder of live recorders: always a local folder (a harness fsyncs each event
   before going on), for an object-storage store a local spool beside the harness
-  (trajectory/objstore.py).
+  (trajectory/store/objstore.py).
 """
 
 from __future__ import annotations
@@ -38,8 +38,8 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.dataset as pads
 
-from .diskfault import held_native_stderr
-from .errors import StoreError
+from trajectory.runtime.diskfault import held_native_stderr
+from trajectory.errors import StoreError
 
 
 class CommitConflict(StoreError):

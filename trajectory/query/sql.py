@@ -22,13 +22,13 @@ import pyarrow as pa
 
 from replay.batch import sql_str
 
-from . import events as ev
-from .columns import Declaration
-from .errors import QueryError
-from .redact import redact_text
-from .query_limits import QueryLimits, apply_memory_limit, run_limited
-from .store import TABLES, Store, now_utc
-from .termsafe import json_safe, term_safe
+from trajectory import events as ev
+from trajectory.columns import Declaration
+from trajectory.errors import QueryError
+from trajectory.redact import redact_text
+from trajectory.query.limits import QueryLimits, apply_memory_limit, run_limited
+from trajectory.store.delta import TABLES, Store, now_utc
+from trajectory.termsafe import json_safe, term_safe
 
 SPLITS = ("tune", "holdout")
 
@@ -140,7 +140,7 @@ def events_sql(con: duckdb.DuckDBPyConnection, store: Store) -> str:
     ).fetchall()
     if not unresolved:
         return "CREATE VIEW events AS SELECT * FROM _events"
-    from .judging.resolve import SuiteResolver  # the suites know their tasks' pools
+    from trajectory.judging.resolve import SuiteResolver  # the suites know their tasks' pools
 
     split_of = SuiteResolver(store).split_of
     rows = [(suite, task, split_of(suite, task or "")) for suite, task in unresolved]

@@ -26,11 +26,11 @@ from typing import Any
 
 import msgspec
 
-from . import events as ev
-from .errors import ConflictError, SchemaError, StoreError, TrajError
-from .ingest import DEFAULT_LIMITS, IngestReport, Limits, Parsed, existing_runs, ingest_events, parse
-from .location import fsync_path
-from .store import Store
+from trajectory import events as ev
+from trajectory.errors import ConflictError, SchemaError, StoreError, TrajError
+from trajectory.ingest.plain import DEFAULT_LIMITS, IngestReport, Limits, Parsed, existing_runs, ingest_events, parse
+from trajectory.store.local import fsync_path
+from trajectory.store.delta import Store
 
 JOURNAL_DIR = "journal"
 REJECTED_DIR = "rejected"  # under JOURNAL_DIR: journals recover could not seal whole, kept for a person

@@ -17,7 +17,7 @@ Decisions:
   takeover. Turns: ``metrics.turns`` when reported, else the number of steps.
 * Token cost uses prices per million tokens; cached tokens are counted inside the input tokens,
   so uncached input = input - cached.
-* ``share``: an allow-list (trajectory/share.py): ids, task, suite, outcome, score, counts,
+* ``share``: an allow-list (trajectory/reports/share.py): ids, task, suite, outcome, score, counts,
   durations, tokens, check names and pass/fail; every free text dropped or a category.
 """
 
@@ -30,8 +30,8 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from . import events as ev
-from .text import plural
+from trajectory import events as ev
+from trajectory.text import plural
 
 FEEDBACK_KINDS = (ev.StepTaken, ev.UserAsked, ev.ConfirmationShown, ev.AnswerGiven, ev.TakeoverRequested)
 OUTCOME_ORDER = ("pass", "fail", "na", "skipped", "error")
@@ -112,7 +112,7 @@ def holdout_line(views: Sequence[dict[str, Any]]) -> list[str]:
 
 class Scrubber:
     """Masks answers, serials, image references and absolute paths in text. Not what --share
-    relies on (that is an allow-list, trajectory/share.py); kept for callers that mask text
+    relies on (that is an allow-list, trajectory/reports/share.py); kept for callers that mask text
     they show on this machine."""
 
     def __init__(self, rows: Iterable[dict[str, Any]], enabled: bool):
@@ -149,9 +149,9 @@ def for_sharing(
     holdout_views: Sequence[dict[str, Any]],
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, Any], list[dict[str, Any]]]:
     """What ``--share`` keeps of a report's inputs, decided in this one place (the rendering
-    in :func:`build` knows nothing of sharing): the allow-list of trajectory/share.py. Answers,
+    in :func:`build` knows nothing of sharing): the allow-list of trajectory/reports/share.py. Answers,
     images, serials, reasons, check values, evidence, names and paths are not on it."""
-    from .share import share_look, share_meta, share_override, share_row
+    from trajectory.reports.share import share_look, share_meta, share_override, share_row
 
     return ([share_row(r) for r in rows], [share_override(o) for o in overrides], share_meta(meta),
             [share_look(v) for v in holdout_views])
@@ -276,7 +276,7 @@ def build(
     """
     meta = dict(meta or {})
     if share:
-        from .share import safe_id
+        from trajectory.reports.share import safe_id
 
         rows, overrides, meta, holdout_views = for_sharing(rows, overrides, meta, holdout_views)
         batch = safe_id(batch, "batch") or "[batch]"
@@ -419,9 +419,9 @@ def gather(
     ``progress(done, total)`` is told as the runs are replayed."""
     from replay import replay
 
-    from .errors import NotFound
-    from .judging import JUDGEMENT_SUITE, load_events
-    from .query import Views, run_filter
+    from trajectory.errors import NotFound
+    from trajectory.judging import JUDGEMENT_SUITE, load_events
+    from trajectory.query.sql import Views, run_filter
 
     cond, params = run_filter(suite=suite, batch=batch)
     cond += " AND suite IS DISTINCT FROM ?"
@@ -469,8 +469,8 @@ def overrides_of(store: Any, run_ids: set[str]) -> list[dict[str, Any]]:
 def report_meta(store: Any, rows: Sequence[dict[str, Any]]) -> tuple[dict[str, Any], bool]:
     """The report's provenance (store, date, the passes its verdicts come from with their
     judge versions) and whether any of its runs belongs to a device suite."""
-    from .judging import SuiteResolver, passes
-    from .store import now_utc
+    from trajectory.judging import SuiteResolver, passes
+    from trajectory.store.delta import now_utc
 
     used = Counter(r.get("pass_id") for r in rows if r.get("pass_id"))
     shown, versions = [], {}
@@ -503,9 +503,9 @@ def write_report(
     import os
     from pathlib import Path
 
-    from . import interrupts
-    from .errors import QueryError
-    from .query import SPLITS, holdout_views, record_holdout_view
+    from trajectory.runtime import interrupts
+    from trajectory.errors import QueryError
+    from trajectory.query.sql import SPLITS, holdout_views, record_holdout_view
 
     if split not in SPLITS:
         raise QueryError(f"--split must be one of {', '.join(SPLITS)}, got {split!r}")
@@ -540,9 +540,9 @@ def suite_report(store: Any, name: str, fmt: str = "md", *, split: str = "tune")
     rendered by the suite."""
     from judges.contract import ReportRendering
 
-    from .errors import NotFound, QueryError
-    from .judging import SuiteResolver
-    from .query import Views
+    from trajectory.errors import NotFound, QueryError
+    from trajectory.judging import SuiteResolver
+    from trajectory.query.sql import Views
 
     suite = SuiteResolver(store).get(name)
     if not isinstance(suite, ReportRendering):

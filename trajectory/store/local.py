@@ -1,4 +1,4 @@
-"""The local backend: a store in a folder on this machine (see trajectory/backend.py).
+"""The local backend: a store in a folder on this machine (see trajectory/store/backend.py).
 
 What delta-rs does not give on a local disk, this backend adds: an inter-process writer lock
 (an advisory ``flock`` that the kernel releases when its holder dies), and fsync of the new data
@@ -19,9 +19,9 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.dataset as pads
 
-from .backend import Backend, delta_append
-from .diskfault import held_native_stderr
-from .errors import StoreError
+from trajectory.store.backend import Backend, delta_append
+from trajectory.runtime.diskfault import held_native_stderr
+from trajectory.errors import StoreError
 
 JOURNAL_DIR = "journal"
 
@@ -43,7 +43,7 @@ class LocalBackend(Backend):
         if "://" in text and not text.startswith("file://"):
             raise StoreError(
                 f"{text}: only local folders are supported as stores so far "
-                "(object storage needs a backend of its own, see trajectory/backend.py)"
+                "(object storage needs a backend of its own, see trajectory/store/backend.py)"
             )
         self.root = Path(text.removeprefix("file://")).absolute()
 

@@ -21,18 +21,18 @@ import msgspec
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from . import events as ev
-from . import interrupts
-from .batchplan import PlainPath, Workers, ingest_chunks
-from .errors import ConflictError, LimitError, SchemaError, TrajError
-from .eventrows import rows, sort_for_layout  # noqa: F401 - the rows of new events, for callers
-from .jsonkeys import duplicate_key
-from .patchcheck import WorldCheck
-from .staging import Chunk, chunks_of_bytes, chunks_of_file
-from .store import Store, now_utc
-from .tables import ARROW_TYPES, EVENTS_SCHEMA, TS, events_schema
-from .text import first_difference, plural
-from .text import short as _short
+from trajectory import events as ev
+from trajectory.runtime import interrupts
+from trajectory.ingest.batchplan import PlainPath, Workers, ingest_chunks
+from trajectory.errors import ConflictError, LimitError, SchemaError, TrajError
+from trajectory.ingest.rows import rows, sort_for_layout  # noqa: F401 - the rows of new events, for callers
+from trajectory.ingest.jsonkeys import duplicate_key
+from trajectory.ingest.patchcheck import WorldCheck
+from trajectory.ingest.staging import Chunk, chunks_of_bytes, chunks_of_file
+from trajectory.store.delta import Store, now_utc
+from trajectory.store.tables import ARROW_TYPES, EVENTS_SCHEMA, TS, events_schema
+from trajectory.text import first_difference, plural
+from trajectory.text import short as _short
 
 MAX_REPORTED = 20  # problems listed per refused batch; more are counted, not listed
 
@@ -451,7 +451,7 @@ def _ingest(
     progress: Progress | None = None,
 ) -> IngestReport:
     if split_of is None:  # the pool is resolved once, here, whoever ingests (recorder, importers)
-        from .judging.resolve import SuiteResolver
+        from trajectory.judging.resolve import SuiteResolver
 
         split_of = SuiteResolver(store).split_of
     own = workers is None
@@ -479,7 +479,7 @@ def ingest_events(
     if not parsed:
         return report
     if split_of is None:  # the pool is resolved once, here, whoever ingests (recorder, importers)
-        from .judging.resolve import SuiteResolver
+        from trajectory.judging.resolve import SuiteResolver
 
         split_of = SuiteResolver(store).split_of
     if not store.exists:
@@ -512,7 +512,7 @@ def ingest_files(
     """Ingest files (``-`` is standard input), each its own batch; a refused one does not stop
     the others: each yields its report or the error that refused it (and tells progress).
     ``trust_judgements``: a person vouches for the LLM judgement runs of the files (see
-    trajectory/trust.py)."""
+    trajectory/llm/trust.py)."""
     import sys
     from pathlib import Path
 
@@ -532,7 +532,7 @@ def ingest_files(
                     # Each worker reads its own chunks of the file: the file is never all in memory.
                     report = _ingest(store, chunks_of_file(str(path)), read, name, limits, split_of, pool, told)
                 if trust_judgements:
-                    from .trust import trust_file_judgements  # trust reads this module's parser
+                    from trajectory.llm.trust import trust_file_judgements  # trust reads this module's parser
 
                     report.trusted = trust_file_judgements(store, read(), source, limits)
                 yield name, report

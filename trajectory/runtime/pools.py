@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from . import interrupts
+from trajectory.runtime import interrupts
 
 
 def _quiet_worker(init: Callable[..., None] | None, args: tuple[Any, ...]) -> None:

@@ -26,14 +26,14 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from . import events as ev
-from . import interrupts, pools
-from .errors import LimitError, SchemaError
-from .eventrows import finish
-from .staging import Chunk, Staged, stage
-from .store import Store
-from .tables import EVENTS_SCHEMA
-from .text import plural
+from trajectory import events as ev
+from trajectory.runtime import interrupts, pools
+from trajectory.errors import LimitError, SchemaError
+from trajectory.ingest.rows import finish
+from trajectory.ingest.staging import Chunk, Staged, stage
+from trajectory.store.delta import Store
+from trajectory.store.tables import EVENTS_SCHEMA
+from trajectory.text import plural
 
 
 #: A batch smaller than this is staged in this process: a worker spends about a second
@@ -47,7 +47,7 @@ class PlainPath(Exception):
 
 class Workers:
     """A pool of staging processes, started once and used for every file of a command (spawned,
-    deaf to Ctrl-C, torn down at once if the command is interrupted: trajectory.pools)."""
+    deaf to Ctrl-C, torn down at once if the command is interrupted: trajectory.runtime.pools)."""
 
     def __init__(self, n: int | None = None):
         self.n = max(1, n if n is not None else (os.cpu_count() or 1))
@@ -125,8 +125,8 @@ def ingest_chunks(
 
     The plain path decides what this one does not: a store without a writer lock (object
     storage: its commits are conditional, see Store.append_decided), and batches with state
-    patches (each is checked against the state it follows, trajectory/patchcheck.py)."""
-    from .ingest import MAX_REPORTED, _one_line, _refusal
+    patches (each is checked against the state it follows, trajectory/ingest/patchcheck.py)."""
+    from trajectory.ingest.plain import MAX_REPORTED, _one_line, _refusal
 
     if not store.backend.serialised:
         raise PlainPath("a store without a writer lock")
@@ -217,7 +217,7 @@ def _check_patches(store: Store, staged: list[Staged], offsets: list[int], new_l
     The batch's run starts and state changes are read in line order and the new ones checked
     as the plain path checks them; a run not started in the batch has its state read from the
     store (a run with nothing stored reads as no state, as it does there)."""
-    from .patchcheck import WorldCheck
+    from trajectory.ingest.patchcheck import WorldCheck
 
     worlds = pa.concat_tables(
         w.set_column(0, "line", pc.add(w.column("line"), pa.scalar(offset + 1, pa.int64())))
@@ -261,7 +261,7 @@ def plan(store: Store, meta: pa.Table, starts: pa.Table, limits: Any,
          split_of: Callable[[str, str], str | None] | None) -> tuple[pa.ChunkedArray, pa.Table]:
     """Which events of the batch are new, and the run columns of every run with new events;
     PlainPath when any rule is broken (or a line repeats within the batch)."""
-    from .ingest import existing_table, run_fields
+    from trajectory.ingest.plain import existing_table, run_fields
 
     fields = run_fields()
     run_ids = pc.unique(meta.column("run_id"))

@@ -19,8 +19,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from . import events as ev
-from .tables import ARROW_TYPES, EVENTS_SCHEMA, TS, events_schema
+from trajectory import events as ev
+from trajectory.store.tables import ARROW_TYPES, EVENTS_SCHEMA, TS, events_schema
 
 
 def _json_or_none(value: Any) -> str | None:
@@ -183,7 +183,7 @@ def rows(new: Sequence[tuple[Any, dict[str, Any]]], commit_id: str, decl: Any = 
 
 def finish(cols: dict[str, Any], n: int, commit_id: str, schema: pa.Schema = EVENTS_SCHEMA) -> pa.Table:
     """The bookkeeping columns added, the columns in the schema's order."""
-    from .store import now_utc
+    from trajectory.store.delta import now_utc
 
     cols["commit_id"] = pa.array([commit_id] * n, pa.string())
     cols["ingested_at"] = pa.array([now_utc()] * n, TS)

@@ -22,7 +22,7 @@ import threading
 import duckdb
 import pyarrow as pa
 
-from .errors import QueryError
+from trajectory.errors import QueryError
 
 GiB = 1024**3
 MiB = 1024**2

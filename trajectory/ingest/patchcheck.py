@@ -16,8 +16,8 @@ import pyarrow.compute as pc
 
 from replay.patch import PatchError, apply_patch
 
-from . import events as ev
-from .store import Store
+from trajectory import events as ev
+from trajectory.store.delta import Store
 
 _UNKNOWN = object()  # a run whose world ingest cannot know: nothing is checked
 

@@ -6,8 +6,8 @@ version stays readable (time travel), and ``optimize.compact`` rewrites small fi
 that changes no row. DuckDB, Polars, Spark and Trino read the same files.
 
 The store holds the rules (its format, the tables and their schemas, the writer lock around
-check-then-append); where the bytes live is its backend (trajectory/backend.py: a local folder,
-trajectory/location.py, or object storage, trajectory/objstore.py).
+check-then-append); where the bytes live is its backend (trajectory/store/backend.py: a local folder,
+trajectory/store/local.py, or object storage, trajectory/store/objstore.py).
 """
 
 from __future__ import annotations
@@ -22,11 +22,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.dataset as pads
 
-from . import interrupts
-from .backend import COMMIT_ATTEMPTS, Backend, CommitConflict, backoff, write_batches
-from .errors import NotFound, StoreError
-from .location import LocalBackend, Location
-from .tables import (  # noqa: F401 - the store's schemas, re-exported for callers
+from trajectory.runtime import interrupts
+from trajectory.store.backend import COMMIT_ATTEMPTS, Backend, CommitConflict, backoff, write_batches
+from trajectory.errors import NotFound, StoreError
+from trajectory.store.local import LocalBackend, Location
+from trajectory.store.tables import (  # noqa: F401 - the store's schemas, re-exported for callers
     CHECK_TYPE,
     EVENTS_SCHEMA,
     META_SCHEMA,
@@ -57,7 +57,7 @@ def backend_for(
     if isinstance(root, Backend):
         return root
     text = os.fspath(root or default_store_path())
-    from .objstore import ObjectBackend, is_object_uri
+    from trajectory.store.objstore import ObjectBackend, is_object_uri
 
     if is_object_uri(text):
         return ObjectBackend(text, storage_options)

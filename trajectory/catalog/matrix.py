@@ -19,8 +19,8 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from .errors import TrajError
-from .text import plural
+from trajectory.errors import TrajError
+from trajectory.text import plural
 
 EXPECTATIONS = ("pass", "fail")
 
@@ -102,7 +102,7 @@ def _load(folder: Path) -> Any:
 
 def _read_cases(folder: Path, expect: str, problems: list[str]) -> list[tuple[str, list[Any]]]:
     """(relative file, [(line, events of one run)]) for the case files of one expectation."""
-    from .ingest import parse
+    from trajectory.ingest.plain import parse
 
     out: list[tuple[str, list[Any]]] = []
     for path in sorted((folder / "cases" / expect).glob("*.jsonl")):
@@ -123,7 +123,7 @@ def judge_matrix(folder: str | Path) -> Matrix:
     """Judge every case of a Python suite folder (see the module docstring)."""
     from replay import ReplayError, replay
 
-    from .judging import SuiteResolver, judge_state
+    from trajectory.judging import SuiteResolver, judge_state
 
     folder = Path(folder)
     problems: list[str] = []

@@ -1,5 +1,5 @@
 """The object-storage backend: a store under ``s3://bucket/prefix`` (or any URI delta-rs
-accepts: ``gs://``, ``az://``, ``abfss://`` ...), see trajectory/backend.py for the contract.
+accepts: ``gs://``, ``az://``, ``abfss://`` ...), see trajectory/store/backend.py for the contract.
 
 Credentials and the endpoint come from the standard variables (``AWS_ACCESS_KEY_ID``,
 ``AWS_SECRET_ACCESS_KEY``, ``AWS_REGION``, ``AWS_ENDPOINT_URL``, ``AWS_ALLOW_HTTP`` ...) or from
@@ -11,7 +11,7 @@ What needs no lock here:
 
 - table commits: Delta's next log entry is created with a conditional put (If-None-Match), so
   of two writers exactly one gets each version; a conditional append (``after``) is refused
-  when it lost, and the store reads again and decides again (trajectory/store.py);
+  when it lost, and the store reads again and decides again (trajectory/store/delta.py);
 - traj's own small files (the format marker): rows of a small Delta table of their own,
   ``traj-files``, replaced whole by a conditional overwrite on top of the version read, so a
   reader sees the old or the new content and two writers never interleave;
@@ -34,8 +34,8 @@ from typing import Any
 
 import pyarrow as pa
 
-from .backend import COMMIT_ATTEMPTS, Backend, CommitConflict, backoff, delta_append
-from .errors import StoreError
+from trajectory.store.backend import COMMIT_ATTEMPTS, Backend, CommitConflict, backoff, delta_append
+from trajectory.errors import StoreError
 
 FILES_TABLE = "traj-files"
 FILES_SCHEMA = pa.schema([("name", pa.string()), ("data", pa.binary())])

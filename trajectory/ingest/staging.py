@@ -27,7 +27,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from . import events as ev
+from trajectory import events as ev
 
 #: Input bytes per chunk: small enough that a worker holds a few times this, large enough that
 #: the per-chunk costs (a staged file, a batch of columns) stay small beside the events'.
@@ -209,7 +209,7 @@ class Lines:
         self.starts = starts.tolist()
         self.stops = stops.tolist()
         if self.plain:
-            from .ingest import _depth_exceeds
+            from trajectory.ingest.plain import _depth_exceeds
 
             # Many brackets is not yet too deep: the exact check, for those few lines only.
             many = filled[brackets[filled] > limits.max_depth].tolist()
@@ -269,7 +269,7 @@ class Lines:
 
     def problem(self, line: int) -> tuple[str | None, int]:
         """The plain path's problem with a line (ingest.line_problem), or None."""
-        from .ingest import line_problem
+        from trajectory.ingest.plain import line_problem
 
         return line_problem(self.raw(line), self.limits)
 
@@ -292,7 +292,7 @@ def _bad_run_ids(ids: pa.Array | pa.ChunkedArray) -> list[int]:
 
 def _stage_events(index: int, chunk_lines: Lines, events: list[ev.Event], lines: list[int], folder: str,
                   decl: Any) -> Staged:
-    from .eventrows import sort_for_layout, typed_columns
+    from trajectory.ingest.rows import sort_for_layout, typed_columns
 
     n = len(events)
     stored = _ENCODER.encode_lines(events)
@@ -362,7 +362,7 @@ def _duplicate_keys(chunk_lines: Lines, lines: list[int], stored: bytes, s_off: 
     """Indexes of the events whose line gives a key twice in one object (jsonkeys.py). Most
     lines are cleared at once: a line with exactly two colons fewer than its stored encoding
     (the encoding's ``ts``) dropped no key; the rest are looked at one by one."""
-    from .jsonkeys import duplicate_key
+    from trajectory.ingest.jsonkeys import duplicate_key
 
     if not lines:
         return []
@@ -416,7 +416,7 @@ def _marked(stored: bytes, offsets: np.ndarray) -> list[int]:
 def _run_starts(events: list[ev.Event], table: pa.Table) -> pa.Table:
     """run_id and the run columns (split as the event says, or null) of every run_started in
     the chunk."""
-    from .ingest import run_info
+    from trajectory.ingest.plain import run_info
 
     which = np.flatnonzero(np.asarray(pc.equal(table.column("kind"), "run_started").to_numpy(zero_copy_only=False)))
     rows = [run_info(_declared(events[i]), None) | {"run_id": events[i].run_id} for i in which.tolist()]

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from . import events as ev
-from .columns import Declaration
+from trajectory import events as ev
+from trajectory.columns import Declaration
 
 TS = pa.timestamp("us", tz="UTC")
 _S = pa.string()
