@@ -128,6 +128,12 @@ OFF_STATES = tuple(
     "关着 关闭 关掉 关了 已关 关上 是关的 没开 没有开 没打开 未开 未开启 未启用 停用 禁用 off disabled".split()
 ) + ("turned off", "switched off")
 
+# Words that label an amount as money taken off, not the amount itself: a card "¥125 已优惠25元"
+# shows the amount 125, not 25.
+DISCOUNT_WORDS = (
+    "已优惠 优惠了 优惠 立减 已减 减免 折扣 已省 节省 省了 返现 抵扣 红包抵扣 券后减 discount saved save off"
+).split()
+
 # Words that leave an item out of a list: "7:00、14:30、22:50，除了18:45".
 EXCLUSIONS = ("除了", "除去", "不包括", "不含", "以外", "except", "excluding", "apart from", "other than")
 
@@ -167,6 +173,15 @@ EN_HEDGE_WORDS = ("or", "maybe", "perhaps", "possibly")
 RANGE_WORDS = ("~", "～", "-", "–", "—", "到", "至", "to")
 
 # -- times ---------------------------------------------------------------------------------------
+
+# Words that say an H:MM is a duration, not a clock time: 用时1:30, 全程 1:30, took 2:15, 1:30的车程.
+# Without one (会议定在下午3:20, 晚上9:00到家) an H:MM in a sentence is a time of day.
+DURATION_CUES_BEFORE = (
+    "用时 耗时 历时 全程 时长 总时长 车程 行程 航程 路程 飞行时间 需时 花了 花费 持续 共用 总共用 "
+    "播放时长 通话时长 睡了 睡眠 计时 倒计时 运行了"
+).split() + ["duration", "took", "takes", "lasted", "lasts", "elapsed", "runtime", "run time",
+             "travel time", "flight time", "journey time", "total time"]
+DURATION_CUES_AFTER = ("的车程", "的行程", "的路程", "的航程", "的时长", "车程", "行程", "路程", "的时间", "long")
 
 SMALL_HOURS = ("凌晨",)
 NIGHT_HOURS = ("半夜", "深夜", "午夜", "夜里", "夜间", "晚间", "夜晚")

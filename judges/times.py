@@ -3,18 +3,21 @@
 Each finder returns ``(start, end, value)`` spans in the folded text; ``judges.tokens`` marks
 them (negated, hedged, approximate) and the matchers read them. Rules:
 
-* A clock-face hour 1-11 with no period word (上午, 下午, AM, PM …) reads both ways: 1点10分 and
-  1:10 are 01:10 and 13:10. A two-digit hour before a colon (01:10, 10:30) is the 24-hour clock's
-  spelling and decides, as do 13:10 and 下午1点10分.
+* A clock-face hour 1-12 with no period word (上午, 下午, AM, PM …) reads both ways: 1点10分 and
+  1:10 are 01:10 and 13:10, 10:50 is 10:50 and 22:50, 12:30 is 12:30 and 00:30. An hour written
+  with its leading zero (01:10, 09:58) is the 24-hour clock's spelling and decides, as do 13:10
+  and 下午1点10分.
 * Period words come before the time, or after an H:MM as clock screens write it (6:40 下午).
   凌晨 is the small hours (凌晨12点 = 00:00); 深夜/半夜/午夜/夜里 are the night (深夜11点 =
   23:00, 半夜2点 = 02:00, 半夜12点 = 00:00); 晚上 is the evening until 4 (晚上1点 = 01:00,
   晚上8点 = 20:00); 中午 is 11-13 (中午1点 = 13:00); 下午/傍晚 add 12. 正午 and noon alone are
   12:00, 午夜 and midnight alone 00:00. 今晚/明早/昨晚 … are period words too (今晚8点 = 20:00).
+* "h" separates hours and minutes as a colon does: 14h30 is 14:30, 7h30 07:30 or 19:30 (1h30m
+  and 1h30min are durations; a bare 1h30 is read both ways, as 2:15 is).
 * 差 forms: 差5分8点 and 8点差5分 are 7:55, 差一刻9点 is 8:45. English: quarter past 8, half past
   7, ten to nine, 7 o'clock, 7.30 pm (a dot only with am/pm), and an English period said first
   (tonight at 8 = 20:00, tomorrow morning at 6:40, this evening 7:30).
-* Durations are whole minutes: 1小时30分, 90分钟, 1.5小时, 一个半小时, 半小时, 一刻钟, 2:15, 1h30m,
+* Durations are whole minutes: 1小时30分, 90分钟, 1.5小时, 一个半小时, 半小时, 一刻钟, 两刻钟 (30), 三刻钟, 2:15, 1h30m,
   1h30, 2 hours 15 minutes, an hour and a half, an hour and a quarter, 2 and a half hours,
   half an hour, 1小时40 (bare minutes after the hours). Seconds count only as whole minutes
   (240秒 = 4 minutes; 90秒 is not read);
@@ -78,6 +81,8 @@ _MAIN_RE = re.compile(  # 14:30, 下午2点30分, 2点半, 3点1刻, 8点差5分
     r"(?:\s*(?:(?P<zheng>整)|(?P<half>半)|(?P<q>[13])\s*刻(?!钟)|差\s*(?:(?P<chm>\d{1,2})\s*分钟?|(?P<chq>1)\s*刻)"
     r"|(?P<zm>\d{1,2})(?!\d)(?!\.\d)(?:\s*分钟?)?))?"
     r"|\.(?P<dm>\d{2})(?=\s*[ap]\.?\s?m(?![a-z]))"
+    # 14h30, 7h30: "h" as the hours separator (1h30m and 1h30min are durations only).
+    r"|h(?P<hm>[0-5]\d)(?![\d.:])(?!\s*(?:m|mins?|minutes?)(?![a-z]))"
     # English hour-only times need AM/PM or o'clock: "3" alone is not a time.
     r"|(?=\s*(?:[ap]\.?\s?m|noon|midnight)(?![a-z]))"
     r"|(?=\s*(?:in\s+the\s+(?:morning|afternoon|evening)|at\s+night|tonight)(?![a-z]))"
@@ -143,9 +148,10 @@ def _readings(h: int, minute: int, m: re.Match[str], *, colon: bool, padded: boo
     enp = _group(m, "enp")
     if enp:
         return [(_en_period_hour(enp, h) if 1 <= h <= 12 else h, minute)]
-    if 1 <= h <= 11 and not (colon and padded):
-        # 9:58 or 十点 may be morning or evening; 09:58 and 10:30 are written on a 24-hour clock.
-        return [(h, minute), (h + 12, minute)]
+    if 1 <= h <= 12 and not (colon and padded):
+        # 9:58, 10:50 or 十点 may be morning or evening, 12:30 noon or midnight; 09:58 (a hour
+        # written with its leading zero) is the 24-hour clock's spelling.
+        return [(h, minute), ((h + 12) % 24 if h < 12 else 0, minute)]
     return [(h, minute)]
 
 
@@ -187,7 +193,7 @@ def _match_readings(m: re.Match[str]) -> list[Reading]:
         h, minute = int(hour), int(mins or 0)
         if h > 23 or minute > 59:
             return []
-        return _readings(h, minute, m, colon=mins is not None, padded=len(hour) == 2)
+        return _readings(h, minute, m, colon=mins is not None, padded=hour.startswith("0"))
     if g.get("bh") is not None:
         return _hour_minus(m, int(m.group("bh")), 15 if m.group("bq") else int(m.group("bm")))
     if g.get("thour") is not None:
@@ -207,6 +213,8 @@ def _match_readings(m: re.Match[str]) -> list[Reading]:
         minute = int(m.group("cm"))
     elif m.group("dm") is not None:
         minute = int(m.group("dm"))
+    elif m.group("hm") is not None:
+        minute = int(m.group("hm"))
     elif m.group("half"):
         minute = 30
     elif m.group("q"):
@@ -218,8 +226,8 @@ def _match_readings(m: re.Match[str]) -> list[Reading]:
     if minute > 59 or h > 24 or (h == 24 and minute):
         return []
     h %= 24  # 24:00 is midnight
-    colon = m.group("cm") is not None
-    return _readings(h, minute, m, colon=colon, padded=colon and len(m.group("h")) == 2)
+    colon = m.group("cm") is not None or m.group("hm") is not None
+    return _readings(h, minute, m, colon=colon, padded=colon and m.group("h").startswith("0"))
 
 
 # -- durations ---------------------------------------------------------------------------------
@@ -231,12 +239,12 @@ _DURATION_RE = re.compile(
     r"(?<![\d.])(?<!\d:)(?:"
     # Compound forms first, so the 59 of 1小时59分 is never read as "59 minutes" on its own.
     rf"(?:(?P<d>\d+)\s*(?:天|日)\s*[又零]?\s*)?(?P<h>\d+(?:\.\d+)?)\s*个?\s*(?P<half1>半)?\s*{_H_UNIT}(?P<half2>半)?"
-    r"(?:\s*[又零]?\s*(?:(?P<m>\d+)\s*分钟?(?:\s*(?P<s>\d+)\s*秒钟?)?|(?P<hq>[13])\s*刻钟?"
+    r"(?:\s*[又零]?\s*(?:(?P<m>\d+)\s*分钟?(?:\s*(?P<s>\d+)\s*秒钟?)?|(?P<hq>[123])\s*刻钟?"
     # 1小时40 is 100 minutes: bare minutes after the hours, when nothing else follows them.
     r"|(?P<mb>[1-5]\d|[1-9])(?![\d.])(?=\s*(?:$|[^\w%°.:]|左右|的样子))))?"
     # 3点59分 is a clock time, but 用时59分 is a duration.
     r"|(?<!\d[点时])(?<!\d点\s)(?<!\d\s点)(?<!\d\s点\s)(?P<m2>\d+)\s*分钟?(?:\s*(?P<s2>\d+)\s*秒钟?)?"
-    r"|(?P<q>[13])\s*刻钟"
+    r"|(?P<q>[123])\s*刻钟"
     # Seconds count only as whole minutes: 240秒 is 4 minutes, 90秒 is no number of minutes.
     r"|(?P<sec>\d+)\s*(?:秒钟?|(?:seconds?|secs?)(?![a-z]))"
     rf"|(?P<half>半)\s*个?\s*{_H_UNIT}"

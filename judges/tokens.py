@@ -15,6 +15,9 @@ tokens. A token is a value with its span and what the text says about it:
 ``hedged``    offered as one of alternatives: 6:40或7:40, 1小时或1小时15分, 5 or 6
 ``ranged``    one end of a range: 10:00-22:00, 20到25度
 ``paren``     inside parentheses (a restatement: 明天（4月6日）)
+``clock``     a duration read from an H:MM that nothing in its clause says is one: 下午3:20 and
+              晚上9:00到家 are clock times, 用时1:30 and 全程 1:30 durations (a field asked as a
+              duration says it too: the matchers read ``clock`` durations there)
 
 Decisions, each pinned by the named cases in tests/test_tokens.py:
 
@@ -66,6 +69,7 @@ class Token:
     ranged: bool = False
     asserted: bool = True
     paren: bool = False
+    clock: bool = False
 
     @property
     def exact(self) -> bool:
@@ -392,6 +396,26 @@ def _time_estimates(text: str, tokens: list[Token]) -> list[Token]:
     return out
 
 
+_COLON_FORM_RE = re.compile(r"\d+:\d{2}(?::\d{2})?")
+_CUE_BEFORE_RE = re.compile(
+    "|".join(re.escape(w) for w in L.DURATION_CUES_BEFORE if not w.isascii())
+    + r"|(?<![a-z])(?:" + "|".join(re.escape(w) for w in L.DURATION_CUES_BEFORE if w.isascii()) + r")(?![a-z])",
+    re.IGNORECASE,
+)
+_CUE_AFTER_RE = re.compile(r"\s*(?:" + "|".join(re.escape(w) for w in L.DURATION_CUES_AFTER) + r")", re.IGNORECASE)
+
+
+def _clock_face(text: str, t: Token, clause: Clause, found: list[Token]) -> bool:
+    """Is a duration read from an H:MM a clock time (see ``clock`` in the module docstring)?"""
+    if t.kind != "duration" or not _COLON_FORM_RE.fullmatch(text, t.start, t.end):
+        return False
+    # 下午3:20, 9:00 pm: the time read around it has a period, so it is a time of day.
+    if any(o.kind == "time" and o.start <= t.start and t.end <= o.end and (o.start, o.end) != (t.start, t.end)
+           for o in found):
+        return True
+    return not (_CUE_BEFORE_RE.search(text, clause.start, t.start) or _CUE_AFTER_RE.match(text, t.end))
+
+
 class Scan:
     """A text as the tokenizer read it: folded text, clauses and tokens (see the module doc)."""
 
@@ -455,6 +479,7 @@ class Scan:
                     asserted=not (clause.question or clause.retracted or denied),
                     approx=t.approx or (t.kind in ("number", "duration") and _bounded(text, t, clause)),
                     paren=any(s < t.start and t.end <= e for s, e in parens),
+                    clock=_clock_face(text, t, clause, found),
                 )
             )
         return tuple(out)
