@@ -6,7 +6,8 @@ them (negated, hedged, approximate) and the matchers read them. Rules:
 * A clock-face hour 1-12 with no period word (上午, 下午, AM, PM …) reads both ways: 1点10分 and
   1:10 are 01:10 and 13:10, 10:50 is 10:50 and 22:50, 12:30 is 12:30 and 00:30. An hour written
   with its leading zero (01:10, 09:58) is the 24-hour clock's spelling and decides, as do 13:10
-  and 下午1点10分.
+  and 下午1点10分; in a text that writes one such hour (10:00-次日02:00, 7:00、14:30), a bare
+  10:00-12:59 keeps the 24-hour reading too.
 * Period words come before the time, or after an H:MM as clock screens write it (6:40 下午).
   凌晨 is the small hours (凌晨12点 = 00:00); 深夜/半夜/午夜/夜里 are the night (深夜11点 =
   23:00, 半夜2点 = 02:00, 半夜12点 = 00:00); 晚上 is the evening until 4 (晚上1点 = 01:00,
@@ -94,6 +95,9 @@ _MAIN_RE = re.compile(  # 14:30, 下午2点30分, 2点半, 3点1刻, 8点差5分
 )
 
 
+_CLOCK_RE = re.compile(r"\d{1,2}:\d{2}(?::\d{2})?")
+
+
 def _group(m: re.Match[str], name: str) -> str | None:
     return m.groupdict().get(name)
 
@@ -173,6 +177,14 @@ def find_times(s: str) -> list[tuple[int, int, tuple[Reading, ...]]]:
     for item in found:
         if not out or item[0] >= out[-1][1]:
             out.append(item)
+    # A text that writes an hour with its leading zero or past 12 (10:00-次日02:00, 7:00、14:30)
+    # keeps a 24-hour clock: its 10:00, 11:30 and 12:15 are those hours, not also the evening's.
+    clock24 = [i for i, (a, b, _) in enumerate(out) if _CLOCK_RE.fullmatch(s, a, b)]
+    if any(s[out[i][0]] == "0" or int(s[out[i][0] : s.index(":", out[i][0])]) >= 13 for i in clock24):
+        for i in clock24:
+            a, b, readings = out[i]
+            if s[a] == "1" and len(readings) == 2:
+                out[i] = (a, b, readings[:1])
     return out
 
 

@@ -316,7 +316,11 @@ DEVICE_CASES = [
     dev("c9", "version_minor", G(), state("iOS 17.4", [("iOS 17.4.1", None)]), "fail"),
     dev("c9", "scale_rounded", G(), state("播放量356万", [("356.2万次播放", None)]), "fail"),
     dev("c9", "late_night", G(), state("深夜11点", [("23:00", None)]), "pass"),
-    dev("c9", "late_night_not_morning", G(), state("深夜11点", [("11:00", None)]), "fail"),
+    # Issue 22 item 9: a bare clock-face 11:00 reads either way; a screen that says AM, or keeps
+    # a 24-hour clock (09:00-11:00), shows the morning only.
+    dev("c9", "late_night_bare_clock_face", G(), state("深夜11点", [("11:00", None)]), "pass"),
+    dev("c9", "late_night_not_morning", G(), state("深夜11点", [("11:00 AM", None)]), "fail"),
+    dev("c9", "late_night_not_24h_morning", G(), state("深夜11点", [("营业 09:00-11:00", None)]), "fail"),
     dev("c9", "below_zero", G(), state("温度零下3度", [("3°C", None)]), "fail"),
     dev("c9", "pair_value", G(), state("状态：已签收", [("已发货", None)]), "fail"),
     dev("c9", "full_stop_after_value", G(), state("评分：8.9。", [("豆瓣 8.9", None)]), "pass"),
