@@ -262,12 +262,14 @@ class Items:
             if items and not _NOT_CODE_RE.fullmatch(m.group(0))
             and not _inside(m.span(), covered) and not any(a < m.end() and m.start() < b for a, b in valued)
         ]
-        self.times = [t.value for t in tokens if t.kind == "time"]
         self.dates = [md for t in tokens if t.kind == "date" and (md := D.month_day(t.value)) is not None]
         # 06:40 reads as a time and as a duration; on a screen or in an answer it is a clock,
         # unless its clause says it is a duration (时长 1:30, 用时1:30). 1h30 is a duration too.
         durations = [t for t in tokens if t.kind == "duration" and not t.clock]
         self.durations = [t.value for t in durations]
+        # 用时1:30 and 1h30 are durations, not also the clock times 01:30 and 13:30.
+        as_duration = {(t.start, t.end) for t in durations}
+        self.times = [t.value for t in tokens if t.kind == "time" and (t.start, t.end) not in as_duration]
         spans = [(t.start, t.end) for t in durations] + [(t.start, t.end) for t in tokens if t.kind == "date"]
         self.versions = [t.value for t in tokens if t.kind == "version"]
         # A number inside a duration (the 1 and 5 of 1小时5分) or a date (the 2026 of 2026年4月5日)
@@ -502,11 +504,11 @@ _DISCOUNT_RE = re.compile(
     r"\s*[:：]?\s*[-−]?\s*(?:[¥￥$]|rmb|cny)?\s*$",
     re.IGNORECASE,
 )
-_OFF_AFTER_RE = re.compile(r"\s*(?:元|块)?\s*(?:off|优惠|折扣)(?![a-z])", re.IGNORECASE)
+_OFF_AFTER_RE = re.compile(r"\s*off(?![a-z])", re.IGNORECASE)
 
 
 def _discount(text: str, t: Any) -> bool:
-    """Is the number money taken off (已优惠25元, 立减¥25, 25元优惠, $25 off), not an amount?"""
+    """Is the number money taken off (已优惠25元, 立减¥25, $25 off), not an amount?"""
     return bool(_DISCOUNT_RE.search(text[max(0, t.start - 8) : t.start])) or bool(_OFF_AFTER_RE.match(text, t.end))
 
 
