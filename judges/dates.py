@@ -300,3 +300,9 @@ def expected_month_day(expected: Any) -> tuple[int, int] | None:
         return None
     year, month, day = found.pop()
     return (month, day) if year is None and _safe_date(2000, month, day) is not None else None
+
+
+def same_month_day(m: re.Match[str], want: tuple[int, int]) -> bool:
+    """Does a date match name that month and day, whatever its year?"""
+    md = month_day(m)
+    return md is not None and md[1:] == want

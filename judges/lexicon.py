@@ -181,6 +181,8 @@ DURATION_CUES_BEFORE = (
     "播放时长 通话时长 睡了 睡眠 计时 倒计时 运行了"
 ).split() + ["duration", "took", "takes", "lasted", "lasts", "elapsed", "runtime", "run time",
              "travel time", "flight time", "journey time", "total time"]
+# These say it only right before the value (需要1:30, 要2:15): 需要在3:20前到 names a time.
+DURATION_CUES_DIRECT = ("需要", "需", "要", "花", "用了", "要花")
 DURATION_CUES_AFTER = ("的车程", "的行程", "的路程", "的航程", "的时长", "车程", "行程", "路程", "的时间", "long")
 
 SMALL_HOURS = ("凌晨",)

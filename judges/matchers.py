@@ -318,7 +318,10 @@ def stated_spans(matcher: str, expected: Any, actual: Any, os_state: Any = None,
         now = D.now_date(os_state)
         want = D.expected_date(expected, now)
         if want is None:
-            return _yearless_spans(expected, s.of("date", exact=True)) if now is None else []
+            # Without a simulated now, a year-less expected date (4月6日) is stated by the same
+            # month and day (04-06, April 6): nothing about them needs a clock.
+            md = D.expected_month_day(expected) if now is None else None
+            return [(t.start, t.end) for t in s.of("date", exact=True) if md and D.same_month_day(t.value, md)]
         dates = s.of("date", exact=True)
         # 明天（4月7日）said on 4/5 contradicts itself: a date and its restatement that disagree
         # state neither.
@@ -329,21 +332,11 @@ def stated_spans(matcher: str, expected: Any, actual: Any, os_state: Any = None,
     return _value_spans(expected, s, unit)
 
 
-def _yearless_spans(expected: Any, dates: list[Token]) -> list[tuple[int, int]]:
-    """Without a simulated now, a year-less expected date (4月6日) is stated by the same month
-    and day (4月6日, 04-06, April 6): nothing about them needs a clock."""
-    want = D.expected_month_day(expected)
-    if want is None:
-        return []
-    return [(t.start, t.end) for t in dates if (md := D.month_day(t.value)) is not None and md[1:] == want]
-
-
 def _alone(s: Scan, t: Token) -> bool:
     """Does the value's clause hold nothing else ("2:15" as the answer to a duration question, a
     sheet cell in a joined answer)? Then the question says what the value is."""
-    clause = s.clause_at(t.start)
-    edge = " ,.;:!?()、，。；：！？"
-    return not s.text[clause.start : t.start].strip(edge) and not s.text[t.end : clause.end].strip(edge)
+    c, edge = s.clause_at(t.start), " ,.;:!?()、，。；：！？"
+    return not (s.text[c.start : t.start].strip(edge) or s.text[t.end : c.end].strip(edge))
 
 
 def match_value(expected: Any, actual: Any, *, unit: str | None = None) -> bool:
@@ -457,10 +450,9 @@ def match_duration(expected: Any, actual: Any) -> bool:
 
     Both sides are reduced to whole minutes and compared exactly: durations are read off a
     screen, so a minute off is a misreading. An approximation word beside one duration states it
-    (行程大约1小时30分钟, 大约二小时); a bound (不到1小时, 1个多小时) or a hedge (1小时或1小时15分)
-    states none. An H:MM is a duration only where the text says so (用时1:30, 全程 1:30) or it is
-    the whole answer to the duration asked ("2:15"); 下午3:20 is a time of day. `expected` may
-    also be minutes or a timedelta.
+    (大约二小时); a bound (不到1小时, 1个多小时) or a hedge (1小时或1小时15分) states none. An
+    H:MM is a duration where the text says so (用时1:30) or it is the whole answer ("2:15"); 下午3:20
+    is a time of day. `expected` may also be minutes or a timedelta.
     """
     return bool(stated_spans("duration", expected, actual))
 
@@ -511,11 +503,7 @@ def _whole_field_is_date(expected: Any, text: str, os_state: Any) -> bool:
         # Only filler (spaces, punctuation) may sit between or around the dates: "3月16日 周日".
         if not _FILLER_RE.fullmatch(s.text, pos, t.start):
             return False
-        if yearless is not None:
-            md = D.month_day(t.value)
-            if md is None or md[1:] != yearless:
-                return False
-        elif D.resolve(t.value, now, want) != want:
+        if not (D.same_month_day(t.value, yearless) if yearless else D.resolve(t.value, now, want) == want):
             return False
         pos = t.end
     return bool(_FILLER_RE.fullmatch(s.text, pos))
@@ -579,13 +567,7 @@ def bipartite_complete(n: int, fits: Any) -> bool:
     return all(augment(e, set()) for e in range(n))
 
 
-def match_repeatable(
-    matcher: str,
-    compare: str,
-    expected_list: Any,
-    actual_list: Any,
-    os_state: Any = None,
-) -> bool:
+def match_repeatable(matcher: str, compare: str, expected_list: Any, actual_list: Any, os_state: Any = None) -> bool:
     """Judge a repeatable field: the agent's list must have the expected items, no more, no less.
 
     `sequence` compares position by position; `set` ignores order but counts duplicates, so

@@ -402,6 +402,10 @@ _CUE_BEFORE_RE = re.compile(
     + r"|(?<![a-z])(?:" + "|".join(re.escape(w) for w in L.DURATION_CUES_BEFORE if w.isascii()) + r")(?![a-z])",
     re.IGNORECASE,
 )
+_CUE_DIRECT_RE = re.compile(
+    "(?:" + "|".join(sorted(L.DURATION_CUES_DIRECT, key=len, reverse=True)) + r")\s*(?:"
+    + "|".join(sorted(L.APPROX_BEFORE_CN, key=len, reverse=True)) + r")?\s*$"
+)
 _CUE_AFTER_RE = re.compile(r"\s*(?:" + "|".join(re.escape(w) for w in L.DURATION_CUES_AFTER) + r")", re.IGNORECASE)
 
 
@@ -413,7 +417,8 @@ def _clock_face(text: str, t: Token, clause: Clause, found: list[Token]) -> bool
     if any(o.kind == "time" and o.start <= t.start and t.end <= o.end and (o.start, o.end) != (t.start, t.end)
            for o in found):
         return True
-    return not (_CUE_BEFORE_RE.search(text, clause.start, t.start) or _CUE_AFTER_RE.match(text, t.end))
+    return not (_CUE_BEFORE_RE.search(text, clause.start, t.start) or _CUE_DIRECT_RE.search(text, clause.start, t.start)
+                or _CUE_AFTER_RE.match(text, t.end))
 
 
 class Scan:

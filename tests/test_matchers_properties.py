@@ -206,7 +206,8 @@ def test_a_bare_clock_hour_reads_both_ways_and_a_period_word_decides(h, m):
     assert not match_time(f"{h + 12}:{m:02d}", f"{h}:{m:02d} AM")
     assert not match_time(f"{h:02d}:{m:02d}", f"{h}:{m:02d} PM")
     # Zero padding says the writer meant a 24-hour clock.
-    assert not match_time(f"{h + 12}:{m:02d}", f"{h:02d}:{m:02d}")
+    if h < 10:
+        assert not match_time(f"{h + 12}:{m:02d}", f"{h:02d}:{m:02d}")
 
 
 # ---------------------------------------------------------------------------------------------
