@@ -149,13 +149,15 @@ CLAUSE_WORDS_EN = "but however although though whereas instead rather so because
 # Approximation words beside one value state that value (行程大约1小时30分钟 states 1小时30分,
 # 约20度 states 20度): an agent reading a screen softens what it read, it does not change it.
 # Before a span of two times they make it an estimate that states neither (大概7点到8点).
-APPROX_BEFORE_CN = "大约是 大约为 大约有 大约 大概是 大概有 大概 约为 约有 约 大致 估计 预计".split()
+APPROX_BEFORE_CN = (
+    "大约是 大约为 大约有 大约 大概是 大概有 大概 约为 约有 约 大致 大体 估计 预计 差不多是 差不多有 差不多"
+).split()
 APPROX_BEFORE_EN = "about|around|approximately|approx|roughly|some|circa".split("|")
 APPROX_AFTER_UNIT = ("左右", "上下", "or so", "ish")
 # Bounds before a value: the value that follows is a limit, not the value (不到1小时 is no 59分,
 # nearly 20 no 20). Phrases, "|"-separated: split on spaces, "at most" would make "at" a bound.
 BOUND_BEFORE_CN = (
-    "差不多是 差不多有 差不多 将近 接近 几乎 超过 不到 不足 少于 多于 高于 低于 大于 小于 至少 最少 "
+    "将近 接近 几乎 超过 不到 不足 少于 多于 高于 低于 大于 小于 至少 最少 "
     "至多 不止 不超过 不少于 不低于 不高于 起码 顶多 最多"
 ).split()
 BOUND_BEFORE_EN = (
@@ -183,7 +185,8 @@ DURATION_CUES_BEFORE = (
              "travel time", "flight time", "journey time", "total time"]
 # These say it only right before the value (需要1:30, 要2:15): 需要在3:20前到 names a time.
 DURATION_CUES_DIRECT = ("需要", "需", "要", "花", "用了", "要花")
-DURATION_CUES_AFTER = ("的车程", "的行程", "的路程", "的航程", "的时长", "车程", "行程", "路程", "的时间", "long")
+DURATION_CUES_AFTER = ("的车程", "的行程", "的路程", "的航程", "的时长", "车程", "行程", "路程", "的时间", "小时", "个小时",
+                       "hours", "hour", "hrs", "long")
 
 SMALL_HOURS = ("凌晨",)
 NIGHT_HOURS = ("半夜", "深夜", "午夜", "夜里", "夜间", "晚间", "夜晚")

@@ -47,7 +47,7 @@ _EN_PERIOD = r"(?:\s*(?P<enp>in\s+the\s+(?:morning|afternoon|evening)|at\s+night
 _TAIL = rf"{_AMPM}?{_EN_PERIOD}?"
 # Four shapes, scanned separately and merged (earliest, then longest, wins).
 _CHA_RE = re.compile(  # 差5分8点, 差1刻9点: the minutes before the hour
-    rf"(?:{_PERIOD_RE}\s*)?差\s*(?:(?P<bm>\d{{1,2}})\s*分钟?|(?P<bq>1)\s*刻钟?)\s*(?P<bh>\d{{1,2}})\s*[点时]钟?{_TAIL}",
+    rf"(?:{_PERIOD_RE}\s*)?差\s*(?:(?P<bm>\d{{1,2}})\s*分钟?|(?P<bq>[123])\s*刻钟?)\s*(?P<bh>\d{{1,2}})\s*[点时]钟?{_TAIL}",
     re.IGNORECASE,
 )
 _EN_RE = re.compile(  # quarter past 8, ten to nine (number words are digits after folding)
@@ -79,7 +79,7 @@ _MAIN_RE = re.compile(  # 14:30, 下午2点30分, 2点半, 3点1刻, 8点差5分
     # A clock screen writes the period after the time (6:40 下午); not when it starts the next one.
     r"(?:\s*(?P<period2>上午|下午|早上|晚上|凌晨|中午)(?!\s*\d))?"
     r"|\s*[点时](?!间)钟?"
-    r"(?:\s*(?:(?P<zheng>整)|(?P<half>半)|(?P<q>[13])\s*刻(?!钟)|差\s*(?:(?P<chm>\d{1,2})\s*分钟?|(?P<chq>1)\s*刻)"
+    r"(?:\s*(?:(?P<zheng>整)|(?P<half>半)|(?P<q>[123])\s*刻(?!钟)|差\s*(?:(?P<chm>\d{1,2})\s*分钟?|(?P<chq>[123])\s*刻)"
     r"|(?P<zm>\d{1,2})(?!\d)(?!\.\d)(?:\s*分钟?)?))?"
     r"|\.(?P<dm>\d{2})(?=\s*[ap]\.?\s?m(?![a-z]))"
     # 14h30, 7h30: "h" as the hours separator (1h30m and 1h30min are durations only).
@@ -207,7 +207,7 @@ def _match_readings(m: re.Match[str]) -> list[Reading]:
             return []
         return _readings(h, minute, m, colon=mins is not None, padded=hour.startswith("0"))
     if g.get("bh") is not None:
-        return _hour_minus(m, int(m.group("bh")), 15 if m.group("bq") else int(m.group("bm")))
+        return _hour_minus(m, int(m.group("bh")), 15 * int(m.group("bq")) if m.group("bq") else int(m.group("bm")))
     if g.get("thour") is not None:
         word = m.group("tmin").lower()
         return _hour_minus(m, int(m.group("thour")), 15 if "quarter" in word else int(word))
@@ -220,7 +220,7 @@ def _match_readings(m: re.Match[str]) -> list[Reading]:
         return _readings(h, mins, m, colon=False, padded=False)
     h = int(m.group("h"))
     if m.group("chm") is not None or m.group("chq") is not None:
-        return _hour_minus(m, h, 15 if m.group("chq") else int(m.group("chm")))
+        return _hour_minus(m, h, 15 * int(m.group("chq")) if m.group("chq") else int(m.group("chm")))
     if m.group("cm") is not None:
         minute = int(m.group("cm"))
     elif m.group("dm") is not None:

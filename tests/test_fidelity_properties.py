@@ -216,7 +216,7 @@ def test_wan_scales(tenths):
 
 
 @PROPS
-@given(st.integers(1, 500), st.sampled_from(["{n}多度", "差不多{n}度", "将近{n}度", "nearly {n} degrees",
+@given(st.integers(1, 500), st.sampled_from(["{n}多度", "将近{n}度", "几乎{n}度", "nearly {n} degrees",
                                              "不到{n}度", "超过{n}度", "{n}度以上"]))
 def test_a_bound_is_not_an_exact_value(n, form):
     assert not match_value(n, form.format(n=n))

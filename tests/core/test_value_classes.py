@@ -157,7 +157,7 @@ def test_quarters_count(q, hours, one_or_two):
 
 # -- 13: approximation words state one value; bounds and alternatives do not -------------------------
 
-APPROX = ["约{v}", "大约{v}", "大概{v}", "{v}左右", "预计{v}", "about {v}", "around {v}", "approximately {v}", "roughly {v}"]
+APPROX = ["约{v}", "大约{v}", "大概{v}", "{v}左右", "预计{v}", "差不多{v}", "估计{v}", "about {v}", "around {v}", "approximately {v}", "roughly {v}"]
 BOUNDS = ["不到{v}", "超过{v}", "将近{v}", "nearly {v}", "至少{v}", "{v}以上"]
 
 
