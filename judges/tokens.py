@@ -19,7 +19,7 @@ tokens. A token is a value with its span and what the text says about it:
               晚上9:00到家 are clock times, 用时1:30 and 全程 1:30 durations (a field asked as a
               duration says it too: the matchers read ``clock`` durations there)
 
-Decisions, each pinned by the named cases in tests/test_tokens.py:
+Decisions, each pinned by the named cases in tests/core/test_tokens.py:
 
 * Numbers are maximal runs of digits with their sign (负5, 零下5, −5, –5 and -5 are -5; 03-16
   is no -16), thousands separators (groups of exactly three digits), a decimal part and a scale

@@ -2,7 +2,7 @@
 
 :class:`trajectory.store.delta.Store` holds the rules (formats, idempotency, conflict checks, passes);
 a backend holds the bytes. Every operation the store needs goes through this interface, so a
-store on another medium is a new backend and nothing else — ``tests/test_backend_contract.py``
+store on another medium is a new backend and nothing else — ``tests/store/test_backend_contract.py``
 is the one contract test class every backend runs.
 
 The operations:

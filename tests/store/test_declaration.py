@@ -19,7 +19,7 @@ from trajectory.query.sql import RUNS_SQL, runs_sql
 from trajectory.store.delta import EVENTS_SCHEMA
 from trajectory.store.tables import events_schema
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 EVENTS = ROOT / "trajectory" / "events.py"
 
 

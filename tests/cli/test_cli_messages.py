@@ -255,7 +255,7 @@ def test_every_command_takes_json_and_is_documented() -> None:
     import typer.main
 
     root = typer.main.get_command(app)
-    docs = (Path(__file__).resolve().parent.parent / "docs" / "cli.md").read_text(encoding="utf-8")
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "cli.md").read_text(encoding="utf-8")
     names = list(_commands(root))
     assert len(names) >= 20
     for path, cmd in names:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
 TRAJ = [sys.executable, "-m", "trajectory.cli.main"]
 
@@ -60,7 +60,7 @@ def test_every_code_block_is_fenced_and_run_by_a_test_here() -> None:
                      ("Bringing your runs", "console"), ("Bringing your runs", "console"),  # test_readme_import.py
                      ("Looking at runs: `traj view`", "console"),
                      ("Recording live", "python"), ("Recording live", "console"),
-                     # test_the_scale_out_commands_run; the cluster by address: tests/test_ray.py
+                     # test_the_scale_out_commands_run; the cluster by address: tests/system/test_ray.py
                      ("When one machine is not enough", "console"), ("When one machine is not enough", "console")], kinds
 
 

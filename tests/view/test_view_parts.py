@@ -34,7 +34,7 @@ from trajectory.view.changes import evidence, state_changes
 from trajectory.view.data import StoreData
 from trajectory.view.static_site import write_static
 
-MOBILEGYM = Path(__file__).parent / "data" / "mobilegym_run"
+MOBILEGYM = Path(__file__).parent.parent / "data" / "mobilegym_run"
 
 
 @pytest.fixture(scope="module")

@@ -1,7 +1,7 @@
 """The twelve classes of issue 10 at the matcher level: named positive and negative cases.
 
 Each verdict below is what a careful human grader signs; the suites' own cases (text mode,
-Path A, Path B, device checks) are in tests/test_suite_fidelity.py.
+Path A, Path B, device checks) are in tests/core/test_suite_fidelity.py.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from figures import HARDENING
 from helpers import example_run, jsonl, line
-from test_harden_replay import plant
+from judging.test_poisoned_runs import plant
 from trajectory.cli.main import app
 from trajectory.query.sql import holdout_views
 from trajectory.store.delta import Store

@@ -13,7 +13,7 @@ from helpers import example_run, jsonl
 from trajectory import events as ev
 from trajectory.cli.main import app
 
-GOLDEN = Path(__file__).parent / "golden" / "format1.jsonl"
+GOLDEN = Path(__file__).parent.parent / "golden" / "format1.jsonl"
 runner = CliRunner()
 
 

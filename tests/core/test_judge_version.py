@@ -14,7 +14,7 @@ import pytest
 import suites as suite_pkg
 from judges.versions import suite_modules
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 SHARED = {"judges", "judges.base", "replay", "replay.fold", "replay.state", "replay.batch", "replay.patch",
           "trajectory.events"}

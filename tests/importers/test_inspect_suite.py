@@ -21,7 +21,7 @@ from trajectory.judging import SuiteResolver, current_rows, judge_runs, pass_row
 from trajectory.store.delta import Store  # noqa: E402
 
 runner = CliRunner()
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 OWN_SCORERS = '''
 import importlib.util
@@ -138,7 +138,7 @@ def test_scorers_see_the_store_and_metadata(project) -> None:
 
 
 def test_missing_grader_answers_are_asked_once_by_judge_llm(project, monkeypatch) -> None:
-    from test_selfevo_llm import FakeLLM, chat
+    from llm.test_selfevo_llm import FakeLLM, chat
 
     assert traj("suite", "add", "capitals", "own_scorers.py:stricter_grader", "--store", "store").exit_code == 0
     r = traj("judge", "--store", "store")
@@ -179,7 +179,7 @@ def test_a_named_grader_model_replays_without_its_provider(project) -> None:
 
 
 def test_independent_grader_prompts_are_asked_together(project, monkeypatch) -> None:
-    from test_selfevo_llm import FakeLLM, chat
+    from llm.test_selfevo_llm import FakeLLM, chat
 
     assert traj("suite", "add", "capitals", "own_scorers.py:two_graders", "--store", "store").exit_code == 0
     fake = FakeLLM()

@@ -1,6 +1,6 @@
 """The judge matrix (seed 004) for the device, selfevo and example suites: one positive and one
 negative case for every bundled task, with the completeness check. (The GUI suite's matrix is in
-tests/test_gui_tasks.py.) Positives answer in natural language; negatives are a realistic agent
+tests/core/test_gui_tasks.py.) Positives answer in natural language; negatives are a realistic agent
 mistake from the pattern catalog, never a respelling of the right answer.
 """
 

@@ -17,7 +17,7 @@ from trajectory.cli.main import app
 from trajectory.judging import SuiteResolver, current_rows, diff_passes, judge_runs, load_events, passes
 from trajectory.store.delta import Store
 
-EXAMPLE = Path(__file__).parent / "data" / "mobilegym_run"
+EXAMPLE = Path(__file__).parent.parent / "data" / "mobilegym_run"
 BATCH = "mobilegym_run"
 
 

@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 import suites as suite_pkg
 from helpers import example_run, jsonl
 from rayprocs import listeners, loopback, ray_processes, wait_gone
-from test_judging import Exploding, Slow, Stubborn
+from judging.test_judging import Exploding, Slow, Stubborn
 from trajectory.cli.main import app
 from trajectory.demo import record_all
 from trajectory.engines.ray_engine import RayEngine, ingest_files_ray

@@ -1,7 +1,7 @@
 """Crash safety on S3: the crash tests that apply to a store on object storage, against a real
 S3 server (moto) on 127.0.0.1 that outlives the writers it serves.
 
-The same promises as tests/test_crash.py, with fewer kills each (every trial builds its store
+The same promises as tests/system/test_crash.py, with fewer kills each (every trial builds its store
 over HTTP): a killed ingest leaves whole batches and re-ingest converges; a killed judging pass
 is never half visible; a killed compaction changes no row; a killed recorder loses at most the
 event it was writing, its journal is in the local spool for the store's URI, and ``traj
@@ -21,7 +21,7 @@ from crash_harness import check_batches, converged, pause, reingest, reported_ba
 from helpers import example_run, jsonl
 from procs import TRAJ, Proc, ended_cleanly, worker
 from suites import load_builtin
-from test_crash import COMPACT_SEED, JUDGED_RUNS, complete_passes, no_row_changed_by_compaction, traj_in_process
+from system.test_crash import COMPACT_SEED, JUDGED_RUNS, complete_passes, no_row_changed_by_compaction, traj_in_process
 from trajectory.ingest.plain import ingest_bytes
 from trajectory.judging import SuiteResolver, judge_runs
 from trajectory.ingest.recorder import open_journals

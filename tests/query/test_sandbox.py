@@ -1,6 +1,6 @@
 """`traj query`'s sandbox, attempt by attempt: every way out is refused with one line.
 
-tests/test_query.py has the first list; this one adds the file-reading table functions by name,
+tests/query/test_query.py has the first list; this one adds the file-reading table functions by name,
 replacement scans of every spelling, statements hidden in CTEs, subqueries, LATERAL, UNION and
 lambdas, the statement kinds DuckDB has besides SELECT, settings read through catalog views,
 and the second wall (the locked connection) on its own.

@@ -9,7 +9,7 @@ Two screenshots are taken on the way. They go to a temporary folder, so that a t
 changes tracked files; to refresh the README's copies in docs/ (after a change to the pages or
 to the demo), run once with the variable set and commit the PNGs:
 
-    TRAJ_UPDATE_SCREENSHOTS=1 pytest tests/test_view_browser.py
+    TRAJ_UPDATE_SCREENSHOTS=1 pytest tests/system/test_view_browser.py
 
 Needs `apt-get install -y chromium fonts-wqy-microhei`; without Chromium the tests are skipped
 (saying so). With Chromium but no CJK font, the glyph test fails: that is what it is for.
@@ -30,7 +30,7 @@ CHROMIUM = os.environ.get("TRAJ_CHROMIUM", "/usr/bin/chromium")
 APT = "apt-get install -y chromium fonts-wqy-microhei"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-DOCS = Path(__file__).resolve().parent.parent / "docs"
+DOCS = Path(__file__).resolve().parents[2] / "docs"
 UPDATE_SCREENSHOTS = "TRAJ_UPDATE_SCREENSHOTS"
 # Fonts of the stylesheet's stack that draw Chinese.
 CJK_FONTS = {"WenQuanYi Micro Hei", "Noto Sans CJK SC", "Source Han Sans SC", "PingFang SC", "Hiragino Sans GB",

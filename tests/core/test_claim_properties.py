@@ -20,7 +20,7 @@ try:  # tests/ may or may not become a package; support both import styles
     from tests.test_judge_fidelity import ALL as MATCHER_CASES
 except ImportError:  # pragma: no cover - depends on how pytest was started
     import strategies_matchers as S  # type: ignore[no-redef]
-    from test_judge_fidelity import ALL as MATCHER_CASES  # type: ignore[no-redef]
+    from core.test_grader_cases import ALL as MATCHER_CASES  # type: ignore[no-redef]
 
 PROPS = settings(max_examples=S.examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 SUNDAY = {"time": {"timestamp": 1775354400000}, "timezone": "Asia/Shanghai"}  # 2026-04-05 10:00
