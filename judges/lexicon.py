@@ -131,7 +131,8 @@ OFF_STATES = tuple(
 # Words that label an amount as money taken off, not the amount itself: a card "¥125 已优惠25元"
 # shows the amount 125, not 25.
 DISCOUNT_WORDS = (
-    "已优惠 优惠了 优惠 立减 已减 减免 折扣 已省 节省 省了 返现 抵扣 红包抵扣 券后减 discount saved save off"
+    "已优惠 优惠了 优惠券 优惠 立减 已减 减免 满减 折扣 已省 节省 省了 返现 抵扣 红包抵扣 券后减 红包 券 "
+    "discount saved save off"
 ).split()
 
 # Words that leave an item out of a list: "7:00、14:30、22:50，除了18:45".

@@ -501,7 +501,8 @@ def asked_user(check: AskedUser, state: RunState, name: str = "asked_user") -> C
 _DISCOUNT_RE = re.compile(
     r"(?:" + "|".join(re.escape(w) for w in sorted(DISCOUNT_WORDS, key=len, reverse=True) if not w.isascii())
     + r"|(?<![a-z])(?:" + "|".join(w for w in DISCOUNT_WORDS if w.isascii()) + r")(?![a-z]))"
-    r"\s*[:：]?\s*[-−]?\s*(?:[¥￥$]|rmb|cny)?\s*$",
+    # 满100减25: the 25 is taken off.
+    r"\s*[:：]?\s*[-−]?\s*(?:[¥￥$]|rmb|cny)?\s*$|满\s*\d+(?:\.\d+)?\s*元?\s*减\s*(?:[¥￥$])?\s*$",
     re.IGNORECASE,
 )
 _OFF_AFTER_RE = re.compile(r"\s*off(?![a-z])", re.IGNORECASE)
