@@ -93,7 +93,7 @@ NOT_NEGATIONS = (
     "未来 未必然 "
     "无论 无锡 无线 无疑 毫无疑问 无误 确认无误 无限 无人机 无糖 无数 无比 无敌 无所谓 无需担心 万无一失 独一无二 "
     "无懈可击 无可挑剔 "
-    "非常 非洲 南非 是非 除非 莫非 莫斯科 莫名 "
+    "非常 非洲 南非 是非 除非 莫非 莫斯科 莫名 约莫 "
     "别的 别人 特别 区别 分别 类别 级别 告别 性别 识别 差别 个别 别墅 别名 别称 辨别 鉴别 "
     "是否 否则 否认 可以为 难以为 "
     # Double negations assert: 不会不下雨 is "it will rain", 不能不去 "must go".
@@ -151,7 +151,7 @@ CLAUSE_WORDS_EN = "but however although though whereas instead rather so because
 # 约20度 states 20度): an agent reading a screen softens what it read, it does not change it.
 # Before a span of two times they make it an estimate that states neither (大概7点到8点).
 APPROX_BEFORE_CN = (
-    "大约是 大约为 大约有 大约 大概是 大概有 大概 约为 约有 约 大致 大体 估计 预计 差不多是 差不多有 差不多"
+    "大约是 大约为 大约有 大约 大概是 大概有 大概 约莫 约为 约有 约 大致 大体 估计 预计 差不多是 差不多有 差不多"
 ).split()
 APPROX_BEFORE_EN = "about|around|approximately|approx|roughly|some|circa".split("|")
 APPROX_AFTER_UNIT = ("左右", "上下", "or so", "ish")
@@ -180,10 +180,14 @@ RANGE_WORDS = ("~", "～", "-", "–", "—", "到", "至", "to")
 # Words that say an H:MM is a duration, not a clock time: 用时1:30, 全程 1:30, took 2:15, 1:30的车程.
 # Without one (会议定在下午3:20, 晚上9:00到家) an H:MM in a sentence is a time of day.
 DURATION_CUES_BEFORE = (
-    "用时 耗时 历时 全程 时长 总时长 车程 行程 航程 路程 飞行时间 需时 花了 花费 持续 共用 总共用 "
+    "用时 耗时 历时 全程 时长 总时长 车程 行程 航程 路程 飞行 行驶 驾驶 通勤 需时 花了 花费 持续 共用 总共用 "
     "播放时长 通话时长 睡了 睡眠 计时 倒计时 运行了"
 ).split() + ["duration", "took", "takes", "lasted", "lasts", "elapsed", "runtime", "run time",
              "travel time", "flight time", "journey time", "total time"]
+# After an H:MM, these make it a time of day whatever came before (行程：9:00出发).
+CLOCK_WORDS_AFTER = (
+    "出发 到达 抵达 到家 到站 开始 结束 起飞 降落 发车 开车 关门 开门 营业 响 见面 之前 以前 之后 以后 前 后 整 准时"
+).split() + ["pm", "am", "o'clock", "departure", "arrival", "start"]
 # These say it only right before the value (需要1:30, 要2:15): 需要在3:20前到 names a time.
 DURATION_CUES_DIRECT = ("需要", "需", "要", "花", "用了", "要花")
 DURATION_CUES_AFTER = ("的车程", "的行程", "的路程", "的航程", "的时长", "车程", "行程", "路程", "的时间", "小时", "个小时",

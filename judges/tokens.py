@@ -406,6 +406,7 @@ _CUE_DIRECT_RE = re.compile(
     "(?:" + "|".join(sorted(L.DURATION_CUES_DIRECT, key=len, reverse=True)) + r")\s*(?:"
     + "|".join(sorted(L.APPROX_BEFORE_CN, key=len, reverse=True)) + r")?\s*$"
 )
+_CLOCK_AFTER_RE = re.compile(r"\s*(?:" + "|".join(re.escape(w) for w in L.CLOCK_WORDS_AFTER) + r")", re.IGNORECASE)
 _CUE_AFTER_RE = re.compile(r"\s*(?:" + "|".join(re.escape(w) for w in L.DURATION_CUES_AFTER) + r")", re.IGNORECASE)
 
 
@@ -417,6 +418,8 @@ def _clock_face(text: str, t: Token, clause: Clause, found: list[Token]) -> bool
     if any(o.kind == "time" and o.start <= t.start and t.end <= o.end and (o.start, o.end) != (t.start, t.end)
            for o in found):
         return True
+    if _CLOCK_AFTER_RE.match(text, t.end):
+        return True  # 行程：9:00出发 names a time
     return not (_CUE_BEFORE_RE.search(text, clause.start, t.start) or _CUE_DIRECT_RE.search(text, clause.start, t.start)
                 or _CUE_AFTER_RE.match(text, t.end))
 

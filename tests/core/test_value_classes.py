@@ -82,8 +82,10 @@ def test_every_class_has_cases_both_ways():
 
 # -- 1: a clock time is no duration ----------------------------------------------------------------
 
-CLOCK_CONTEXTS = ["会议定在{t}", "晚上{t}到家", "{t}出发", "闹钟响在{t}", "the meeting is at {t}", "下午{t}开会"]
-DURATION_CONTEXTS = ["用时{t}", "全程 {t}", "耗时{t}", "历时{t}", "{t}的车程", "it took {t}", "总时长{t}"]
+CLOCK_CONTEXTS = ["会议定在{t}", "晚上{t}到家", "{t}出发", "闹钟响在{t}", "the meeting is at {t}", "下午{t}开会",
+                  "行程：{t}出发", "需要{t}前到"]
+DURATION_CONTEXTS = ["用时{t}", "全程 {t}", "耗时{t}", "历时{t}", "{t}的车程", "it took {t}", "总时长{t}", "需要{t}",
+                     "行驶时间{t}", "{t}小时"]
 
 
 @PROPS
@@ -157,7 +159,7 @@ def test_quarters_count(q, hours, one_or_two):
 
 # -- 13: approximation words state one value; bounds and alternatives do not -------------------------
 
-APPROX = ["约{v}", "大约{v}", "大概{v}", "{v}左右", "预计{v}", "差不多{v}", "估计{v}", "about {v}", "around {v}", "approximately {v}", "roughly {v}"]
+APPROX = ["约{v}", "大约{v}", "大概{v}", "{v}左右", "预计{v}", "差不多{v}", "估计{v}", "约莫{v}", "about {v}", "around {v}", "approximately {v}", "roughly {v}"]
 BOUNDS = ["不到{v}", "超过{v}", "将近{v}", "nearly {v}", "至少{v}", "{v}以上"]
 
 
