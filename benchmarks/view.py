@@ -204,7 +204,7 @@ def long_run_lines(run_id: str, events: int, items: int = 50) -> list[str]:
 
 
 def _ingest(store: Store, src: Path) -> None:
-    from trajectory.ingest.plain import ingest_files
+    from trajectory.ingest.files import ingest_files
 
     for _, got in ingest_files(store, [str(src)]):
         if isinstance(got, Exception):
