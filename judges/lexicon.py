@@ -93,7 +93,7 @@ NOT_NEGATIONS = (
     "未来 未必然 "
     "无论 无锡 无线 无疑 毫无疑问 无误 确认无误 无限 无人机 无糖 无数 无比 无敌 无所谓 无需担心 万无一失 独一无二 "
     "无懈可击 无可挑剔 "
-    "非常 非洲 南非 是非 除非 莫非 莫斯科 莫名 "
+    "非常 非洲 南非 是非 除非 莫非 莫斯科 莫名 约莫 "
     "别的 别人 特别 区别 分别 类别 级别 告别 性别 识别 差别 个别 别墅 别名 别称 辨别 鉴别 "
     "是否 否则 否认 可以为 难以为 "
     # Double negations assert: 不会不下雨 is "it will rain", 不能不去 "must go".
@@ -163,6 +163,13 @@ OFF_STATES = tuple(
     "off disabled closed inactive cancelled canceled".split()
 ) + ("turned off", "switched off")
 
+# Words that label an amount as money taken off, not the amount itself: a card "¥125 已优惠25元"
+# shows the amount 125, not 25.
+DISCOUNT_WORDS = (
+    "已优惠 优惠了 优惠券 优惠 立减 已减 减免 满减 折扣 已省 节省 省了 返现 抵扣 红包抵扣 券后减 红包 券 "
+    "discount saved save off"
+).split()
+
 # Words that leave an item out of a list: "7:00、14:30、22:50，除了18:45".
 EXCLUSIONS = ("除了", "除去", "不包括", "不含", "以外", "except", "excluding", "apart from", "other than")
 
@@ -175,20 +182,27 @@ CLAUSE_WORDS_EN = "but however although though whereas instead rather so because
 
 # -- approximations, bounds, hedges -----------------------------------------------------------
 
-# Before a value: the value that follows is not exact.
+# Approximation words beside one value state that value (行程大约1小时30分钟 states 1小时30分,
+# 约20度 states 20度): an agent reading a screen softens what it read, it does not change it.
+# Before a span of two times they make it an estimate that states neither (大概7点到8点).
 APPROX_BEFORE_CN = (
-    "大约是 大约为 大约有 大约 大概是 大概有 大概 约为 约有 约 大致 差不多是 差不多有 差不多 将近 接近 "
-    "几乎 估计 预计 超过 不到 不足 少于 多于 高于 低于 大于 小于 至少 最少 至多 不止 不超过 不少于 "
-    "不低于 不高于 起码 顶多 最多"
+    "大约是 大约为 大约有 大约 大概是 大概有 大概 约莫 约为 约有 约 大致 大体 估计 预计 差不多是 差不多有 差不多"
 ).split()
-# Phrases, "|"-separated: split on spaces, "at most" would make "at" (peaked at 18) a bound.
-APPROX_BEFORE_EN = (
-    "about|around|approximately|approx|roughly|nearly|almost|over|under|more than|less than|"
-    "fewer than|at least|at most|up to|above|below|some|circa"
+APPROX_BEFORE_EN = "about|around|approximately|approx|roughly|some|circa".split("|")
+APPROX_AFTER_UNIT = ("左右", "上下", "or so", "ish")
+# Bounds before a value: the value that follows is a limit, not the value (不到1小时 is no 59分,
+# nearly 20 no 20). Phrases, "|"-separated: split on spaces, "at most" would make "at" a bound.
+BOUND_BEFORE_CN = (
+    "将近 接近 几乎 超过 不到 不足 少于 多于 高于 低于 大于 小于 至少 最少 "
+    "至多 不止 不超过 不少于 不低于 不高于 起码 顶多 最多"
+).split()
+BOUND_BEFORE_EN = (
+    "nearly|almost|over|under|more than|less than|fewer than|at least|at most|up to|above|below"
 ).split("|")
-# After a value (directly after the digits, or after its unit for the two-character words).
-APPROX_AFTER_DIGITS = ("多", "余", "来", "几", "+")
-APPROX_AFTER_UNIT = ("左右", "上下", "出头", "开外", "以上", "以下", "以内", "之内", "or so", "ish")
+# After a value (directly after the digits, or after its unit): a bound (二十多度, 1个多小时,
+# 30分钟以内, 三十出头).
+BOUND_AFTER_DIGITS = ("多", "余", "来", "几", "+")
+BOUND_AFTER_UNIT = ("出头", "开外", "以上", "以下", "以内", "之内")
 # Between two values of one kind: the answer offers either, so it states neither.
 HEDGE_WORDS = ("或者是", "或者", "或是", "或", "还是", "要么", "也可能是", "也可能", "也许", "或许", "or", "either")
 # English words that offer a second value as another possibility: "6:40, maybe 7:40".
@@ -197,6 +211,22 @@ EN_HEDGE_WORDS = ("or", "maybe", "perhaps", "possibly")
 RANGE_WORDS = ("~", "～", "-", "–", "—", "到", "至", "to")
 
 # -- times ---------------------------------------------------------------------------------------
+
+# Words that say an H:MM is a duration, not a clock time: 用时1:30, 全程 1:30, took 2:15, 1:30的车程.
+# Without one (会议定在下午3:20, 晚上9:00到家) an H:MM in a sentence is a time of day.
+DURATION_CUES_BEFORE = (
+    "用时 耗时 历时 全程 时长 总时长 车程 行程 航程 路程 飞行 行驶 驾驶 通勤 需时 花了 花费 持续 共用 总共用 "
+    "播放时长 通话时长 睡了 睡眠 计时 倒计时 运行了"
+).split() + ["duration", "took", "takes", "lasted", "lasts", "elapsed", "runtime", "run time",
+             "travel time", "flight time", "journey time", "total time"]
+# After an H:MM, these make it a time of day whatever came before (行程：9:00出发).
+CLOCK_WORDS_AFTER = (
+    "出发 到达 抵达 到家 到站 开始 结束 起飞 降落 发车 开车 关门 开门 营业 响 见面 之前 以前 之后 以后 前 后 整 准时"
+).split() + ["pm", "am", "o'clock", "departure", "arrival", "start"]
+# These say it only right before the value (需要1:30, 要2:15): 需要在3:20前到 names a time.
+DURATION_CUES_DIRECT = ("需要", "需", "要", "花", "用了", "要花")
+DURATION_CUES_AFTER = ("的车程", "的行程", "的路程", "的航程", "的时长", "车程", "行程", "路程", "的时间", "小时", "个小时",
+                       "hours", "hour", "hrs", "long")
 
 SMALL_HOURS = ("凌晨",)
 NIGHT_HOURS = ("半夜", "深夜", "午夜", "夜里", "夜间", "晚间", "夜晚")

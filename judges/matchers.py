@@ -11,11 +11,12 @@ What "states" means, for every matcher alike:
 * The value is asserted: its clause is not negated (不是20度，是22度 states 22), not a question
   and not taken back. A negation inside the expected value itself (未通过, 不会下雨) is part of
   the value, not a denial of it.
-* The value is exact: not an approximation (约20度, 五六个, 二十多), not one of alternatives
-  (6:40或7:40, 1小时或1小时15分) and, for numbers and durations, not the end of a range. Times
-  keep their tolerance, so "6点43分左右" states 06:40 and a range end (营业到22:00) is a time
-  stated; a hedge between two times, or a span given as an estimate (早上7点到8点之间, 大概7点到
-  8点吧), states neither.
+* The value is exact: not a bound (不到1小时, 二十多, nearly 20), not one of alternatives
+  (6:40或7:40, 1小时或1小时15分, 五六个) and, for numbers and durations, not the end of a range.
+  An approximation word beside one value (约20度, 大约1小时30分钟, 20度左右, about 20) states it:
+  the agent softens what it read off the screen. Times keep their tolerance, so "6点43分左右"
+  states 06:40 and a range end (营业到22:00) is a time stated; a hedge between two times, or a
+  span given as an estimate (早上7点到8点之间, 大概7点到8点吧), states neither.
 * The value is whole: 25 is not in 125, 12 is not in "MIUI 12.5" (a version is kept whole),
   南风 is not in 东南风, 暴雨 is not in 大暴雨, "iPhone 15" is not in "iPhone 15 Pro".
 * Numerals inside words are not numbers (一周, 三亚, 四川, 一样, 星期一, 万一 …).
@@ -287,12 +288,16 @@ def stated_spans(matcher: str, expected: Any, actual: Any, os_state: Any = None,
         wanted = _expected_minutes(expected)
         if re.fullmatch(r"\d+", s.text):
             return [(0, len(s.text))] if int(s.text) in wanted else []
-        return [(t.start, t.end) for t in s.of("duration", exact=True) if t.value in wanted]
+        return [(t.start, t.end) for t in s.of("duration", exact=True)
+                if t.value in wanted and (not t.clock or _alone(s, t))]
     if matcher == "date":
         now = D.now_date(os_state)
         want = D.expected_date(expected, now)
         if want is None:
-            return []
+            # Without a simulated now, a year-less expected date (4月6日) is stated by the same
+            # month and day (04-06, April 6): nothing about them needs a clock.
+            md = D.expected_month_day(expected) if now is None else None
+            return [(t.start, t.end) for t in s.of("date", exact=True) if md and D.same_month_day(t.value, md)]
         dates = s.of("date", exact=True)
         # 明天（4月7日）said on 4/5 contradicts itself: a date and its restatement that disagree
         # state neither.
@@ -301,6 +306,13 @@ def stated_spans(matcher: str, expected: Any, actual: Any, os_state: Any = None,
                 and D.resolve(a.value, now, want) != D.resolve(b.value, now, want)}
         return [(t.start, t.end) for i, t in enumerate(dates) if i not in torn and D.resolve(t.value, now, want) == want]
     return _value_spans(expected, s, unit)
+
+
+def _alone(s: Scan, t: Token) -> bool:
+    """Does the value's clause hold nothing else ("2:15" as the answer to a duration question, a
+    sheet cell in a joined answer)? Then the question says what the value is."""
+    c, edge = s.clause_at(t.start), " ,.;:!?()、，。；：！？"
+    return not (s.text[c.start : t.start].strip(edge) or s.text[t.end : c.end].strip(edge))
 
 
 def match_value(expected: Any, actual: Any, *, unit: str | None = None) -> bool:
@@ -331,9 +343,9 @@ def match_value(expected: Any, actual: Any, *, unit: str | None = None) -> bool:
 def parse_times(text: str) -> list[tuple[int, int]]:
     """Every time of day the text mentions, as (hour, minute) in 24-hour form.
 
-    A bare clock-face hour (1点10分, 十点, 9:58) yields both readings, morning first, because the
-    agent did not say which. A period word, AM/PM, an hour of 0 or 12-23, or a two-digit hour
-    before a colon (09:58, 10:30 — the 24-hour clock's spelling) decides.
+    A bare clock-face hour 1-12 (1点10分, 十点, 9:58, 10:50, 12:30) yields both readings, as
+    written first, because the agent did not say which. A period word, AM/PM, an hour of 0 or
+    13-23, or an hour with its leading zero (09:58 — the 24-hour clock's spelling) decides.
     """
     found: list[tuple[int, int]] = []
     for t in scan(text).tokens:
@@ -352,7 +364,9 @@ def expected_times(expected: Any) -> list[tuple[int, int]]:
         except (TypeError, ValueError):
             return []
     if isinstance(expected, str):
-        return [r for _, _, readings in find_times(fold(expected)) for r in readings]
+        # An expected time is a fact (a state's "10:50" is 10:50): its hour as written, not
+        # both clock-face readings an agent's "10:50" may have.
+        return [readings[0] for _, _, readings in find_times(fold(expected))]
     return []
 
 
@@ -412,8 +426,10 @@ def match_duration(expected: Any, actual: Any) -> bool:
     """Does the answer state the expected duration, in any of the usual spellings?
 
     Both sides are reduced to whole minutes and compared exactly: durations are read off a
-    screen, so a minute off is a misreading, and an approximation (大约1小时, 1个多小时) or
-    a hedge (1小时或1小时15分) states no duration. `expected` may also be minutes or a timedelta.
+    screen, so a minute off is a misreading. An approximation word beside one duration states it
+    (大约二小时); a bound (不到1小时, 1个多小时) or a hedge (1小时或1小时15分) states none. An
+    H:MM is a duration where the text says so (用时1:30) or it is the whole answer ("2:15"); 下午3:20
+    is a time of day. `expected` may also be minutes or a timedelta.
     """
     return bool(stated_spans("duration", expected, actual))
 
@@ -456,12 +472,15 @@ def _whole_field_is_date(expected: Any, text: str, os_state: Any) -> bool:
     now = D.now_date(os_state)
     want = D.expected_date(expected, now)
     tokens = [t for t in s.tokens if t.kind == "date"]
-    if want is None or not tokens:
+    yearless = D.expected_month_day(expected) if want is None and now is None else None
+    if (want is None and yearless is None) or not tokens:
         return False
     pos = 0
     for t in tokens:
         # Only filler (spaces, punctuation) may sit between or around the dates: "3月16日 周日".
-        if not _FILLER_RE.fullmatch(s.text, pos, t.start) or D.resolve(t.value, now, want) != want:
+        if not _FILLER_RE.fullmatch(s.text, pos, t.start):
+            return False
+        if not (D.same_month_day(t.value, yearless) if yearless else D.resolve(t.value, now, want) == want):
             return False
         pos = t.end
     return bool(_FILLER_RE.fullmatch(s.text, pos))
@@ -527,13 +546,7 @@ def bipartite_complete(n: int, fits: Any) -> bool:
     return all(augment(e, set()) for e in range(n))
 
 
-def match_repeatable(
-    matcher: str,
-    compare: str,
-    expected_list: Any,
-    actual_list: Any,
-    os_state: Any = None,
-) -> bool:
+def match_repeatable(matcher: str, compare: str, expected_list: Any, actual_list: Any, os_state: Any = None) -> bool:
     """Judge a repeatable field: the agent's list must have the expected items, no more, no less.
 
     `sequence` compares position by position; `set` ignores order but counts duplicates, so

@@ -9,11 +9,15 @@ tokens. A token is a value with its span and what the text says about it:
               date: the regex match (resolve with :meth:`Scan.date_of`); version: int tuple
 ``asserted``  its clause asserts it: not negated (不是20度, not 20), not a question, not taken
               back (20度，不对，是22度)
-``approx``    an approximation or a bound: 约20度, 二十多度, 五六个 (5~6), 不到1小时, about 20;
-              for times, a span given as an estimate (7点到8点之间, between 7 and 8 am)
+``approx``    a bound, not the value: 二十多度, 不到1小时, nearly 20, 30分钟以内; for times, a span
+              given as an estimate (7点到8点之间, between 7 and 8 am). An approximation word
+              beside one value (约20度, 大约1小时, about 20, 20度左右) states it: no mark
 ``hedged``    offered as one of alternatives: 6:40或7:40, 1小时或1小时15分, 5 or 6
 ``ranged``    one end of a range: 10:00-22:00, 20到25度
 ``paren``     inside parentheses (a restatement: 明天（4月6日）)
+``clock``     a duration read from an H:MM that nothing in its clause says is one: 下午3:20 and
+              晚上9:00到家 are clock times, 用时1:30 and 全程 1:30 durations (a field asked as a
+              duration says it too: the matchers read ``clock`` durations there)
 
 Decisions, each pinned by the named cases in tests/core/test_tokens.py:
 
@@ -66,6 +70,7 @@ class Token:
     ranged: bool = False
     asserted: bool = True
     paren: bool = False
+    clock: bool = False
 
     @property
     def exact(self) -> bool:
@@ -262,15 +267,20 @@ _VERSION_RE = re.compile(
     re.IGNORECASE,
 )
 _PAREN_RE = re.compile(r"\([^()]*\)|【[^【】]*】")
-_EN_APPROX_BEFORE = re.compile(
-    r"(?<![a-z])(?:" + "|".join(re.escape(w) for w in sorted(L.APPROX_BEFORE_EN, key=len, reverse=True))
-    + r")\s*$|(?<![\d%°度])(?<!°[CFcf])\s*[~≈]\s*$",
-    re.IGNORECASE,
-)
-# 大概能睡7.5小时, 大约需要50分钟: the approximation word may stand a few characters before.
-_CN_APPROX_BEFORE = re.compile(
-    "(?:" + "|".join(sorted(L.APPROX_BEFORE_CN, key=len, reverse=True)) + r")[^\d,.;:!?()]{0,4}$"
-)
+def _words_before(cn: tuple[str, ...] | list[str], en: tuple[str, ...] | list[str], *, signs: bool) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """Patterns for words that stand before a value: Chinese ones may stand a few characters
+    before it (大概能睡7.5小时, 不到一个小时), English ones right before it."""
+    en_re = re.compile(
+        r"(?<![a-z])(?:" + "|".join(re.escape(w) for w in sorted(en, key=len, reverse=True)) + r")\s*$"
+        + (r"|(?<![\d%°度])(?<!°[CFcf])\s*[~≈]\s*$" if signs else ""),
+        re.IGNORECASE,
+    )
+    cn_re = re.compile("(?:" + "|".join(sorted(cn, key=len, reverse=True)) + r")[^\d,.;:!?()]{0,4}$")
+    return cn_re, en_re
+
+
+_CN_APPROX_BEFORE, _EN_APPROX_BEFORE = _words_before(L.APPROX_BEFORE_CN, L.APPROX_BEFORE_EN, signs=True)
+_CN_BOUND_BEFORE, _EN_BOUND_BEFORE = _words_before(L.BOUND_BEFORE_CN, L.BOUND_BEFORE_EN, signs=False)
 _HEDGE_RE = re.compile(
     r"^[^。;!?\n\d]*?(?:" + "|".join(re.escape(w) for w in L.HEDGE_WORDS if w.isascii() is False)
     + r"|(?<![a-z])(?:" + "|".join(L.EN_HEDGE_WORDS) + r")(?![a-z]))[^。;!?\n\d]*$",
@@ -335,19 +345,22 @@ def _numbers(text: str, blocked: list[tuple[int, int]]) -> list[Token]:
 # -- marks -------------------------------------------------------------------------------------
 
 
-def _approximate(text: str, t: Token, clause: Clause) -> bool:
+def _bounded(text: str, t: Token, clause: Clause) -> bool:
+    """Is the number or duration a bound rather than the value (不到1小时, 二十多度, 1个多小时,
+    nearly 20, 30分钟以内)? An approximation word (约, 大约, 左右, about) is no bound: beside one
+    value it states that value."""
     before = text[max(clause.start, t.start - 12) : t.start].rstrip()
-    if _CN_APPROX_BEFORE.search(before) or _EN_APPROX_BEFORE.search(before):
+    if _CN_BOUND_BEFORE.search(before) or _EN_BOUND_BEFORE.search(before):
         return True
     after = text[t.end : t.end + 4]
-    if t.kind == "number" and after.startswith(L.APPROX_AFTER_DIGITS):
+    if t.kind == "number" and after.startswith(L.BOUND_AFTER_DIGITS):
         return True
     rest = text[t.end :]
     if t.unit:
         rest = rest.lstrip()[len(t.unit) :]
     rest = rest.lstrip().lower()
     # 1个多小时 is more than an hour; 20度多云 is 20 degrees and cloudy.
-    return rest.startswith(L.APPROX_AFTER_UNIT) or (t.unit == "个" and rest.startswith("多"))
+    return rest.startswith(L.BOUND_AFTER_UNIT) or (t.unit == "个" and rest.startswith("多"))
 
 
 def _mark_pairs(text: str, tokens: list[Token]) -> list[Token]:
@@ -392,9 +405,39 @@ def _time_estimates(text: str, tokens: list[Token]) -> list[Token]:
         if not (t1.ranged and t2.ranged):
             continue
         before = text[max(0, t1.start - 12) : t1.start].rstrip()
-        if _SPAN_AFTER_RE.match(text, t2.end) or _CN_APPROX_BEFORE.search(before) or _EN_APPROX_BEFORE.search(before):
+        if _SPAN_AFTER_RE.match(text, t2.end) or any(
+            r.search(before) for r in (_CN_APPROX_BEFORE, _EN_APPROX_BEFORE, _CN_BOUND_BEFORE, _EN_BOUND_BEFORE)
+        ):
             out[a], out[b] = replace(t1, approx=True), replace(t2, approx=True)
     return out
+
+
+_COLON_FORM_RE = re.compile(r"\d+:\d{2}(?::\d{2})?")
+_CUE_BEFORE_RE = re.compile(
+    "|".join(re.escape(w) for w in L.DURATION_CUES_BEFORE if not w.isascii())
+    + r"|(?<![a-z])(?:" + "|".join(re.escape(w) for w in L.DURATION_CUES_BEFORE if w.isascii()) + r")(?![a-z])",
+    re.IGNORECASE,
+)
+_CUE_DIRECT_RE = re.compile(
+    "(?:" + "|".join(sorted(L.DURATION_CUES_DIRECT, key=len, reverse=True)) + r")\s*(?:"
+    + "|".join(sorted(L.APPROX_BEFORE_CN, key=len, reverse=True)) + r")?\s*$"
+)
+_CLOCK_AFTER_RE = re.compile(r"\s*(?:" + "|".join(re.escape(w) for w in L.CLOCK_WORDS_AFTER) + r")", re.IGNORECASE)
+_CUE_AFTER_RE = re.compile(r"\s*(?:" + "|".join(re.escape(w) for w in L.DURATION_CUES_AFTER) + r")", re.IGNORECASE)
+
+
+def _clock_face(text: str, t: Token, clause: Clause, found: list[Token]) -> bool:
+    """Is a duration read from an H:MM a clock time (see ``clock`` in the module docstring)?"""
+    if t.kind != "duration" or not _COLON_FORM_RE.fullmatch(text, t.start, t.end):
+        return False
+    # 下午3:20, 9:00 pm: the time read around it has a period, so it is a time of day.
+    if any(o.kind == "time" and o.start <= t.start and t.end <= o.end and (o.start, o.end) != (t.start, t.end)
+           for o in found):
+        return True
+    if _CLOCK_AFTER_RE.match(text, t.end):
+        return True  # 行程：9:00出发 names a time
+    return not (_CUE_BEFORE_RE.search(text, clause.start, t.start) or _CUE_DIRECT_RE.search(text, clause.start, t.start)
+                or _CUE_AFTER_RE.match(text, t.end))
 
 
 class Scan:
@@ -484,8 +527,9 @@ class Scan:
                 replace(
                     t,
                     asserted=not (clause.question or clause.retracted or denied or self.taken_back(t.start, t.end)),
-                    approx=t.approx or (t.kind in ("number", "duration") and _approximate(text, t, clause)),
+                    approx=t.approx or (t.kind in ("number", "duration") and _bounded(text, t, clause)),
                     paren=any(s < t.start and t.end <= e for s, e in parens),
+                    clock=_clock_face(text, t, clause, found),
                 )
             )
         return tuple(out)

@@ -130,25 +130,24 @@ LEFT JOIN lone ON lone.run_id = o.run_id
 
 
 def events_sql(con: duckdb.DuckDBPyConnection, store: Store) -> str:
-    """The ``_events_all`` view: every event of every pool with its run's pool. Ingest stores the
-    pool (the run's own ``split``, else its task's declared one); runs ingested before that have
-    none stored and get it the same way here, from what the store knows of its suites (data:
-    a registered suite's code is never imported to read a store)."""
+    """The ``_events_pooled`` view: every event of every pool, with its run's pool. Ingest
+    stores the pool (the run's own ``split``, else its task's declared one); runs ingested
+    before that have none stored and get it the same way here, from the suites the store knows."""
     unresolved = con.execute(
         "SELECT DISTINCT suite, task FROM _events WHERE seq = 0 AND split IS NULL AND suite IS NOT NULL"
     ).fetchall()
     if not unresolved:
-        return "CREATE VIEW _events_all AS SELECT * FROM _events"
+        return "CREATE VIEW _events_pooled AS SELECT * FROM _events"
     from trajectory.judging.resolve import SuiteResolver  # the suites know their tasks' pools
 
     split_of = SuiteResolver(store).split_of
     rows = [(suite, task, split_of(suite, task or "")) for suite, task in unresolved]
     declared = [r for r in rows if r[2] is not None]
     if not declared:
-        return "CREATE VIEW _events_all AS SELECT * FROM _events"
+        return "CREATE VIEW _events_pooled AS SELECT * FROM _events"
     con.register("_task_split", pa.table({k: list(v) for k, v in zip(("suite", "task", "split"), zip(*declared))}))
     return (
-        "CREATE VIEW _events_all AS SELECT e.* REPLACE (coalesce(e.split, t.split) AS split) FROM _events e "
+        "CREATE VIEW _events_pooled AS SELECT e.* REPLACE (coalesce(e.split, t.split) AS split) FROM _events e "
         "LEFT JOIN _task_split t ON e.split IS NULL AND e.suite = t.suite AND e.task = t.task"
     )
 
@@ -200,13 +199,20 @@ class Views:
                 self.con.execute(f"CREATE VIEW {raw} AS SELECT * FROM {raw}_empty")
         pool = "" if split is None else f" WHERE split = {sql_str(split)}"
         self.con.execute(events_sql(self.con, store))
-        # A run's every event carries its pool: the events of the other pool's runs (their
-        # answers, their judgements) are not in this pool's ``events``.
-        event_pool = "" if split is None else f" WHERE coalesce(split, 'tune') = {sql_str(split)}"
-        self.con.execute(f"CREATE VIEW events AS SELECT * FROM _events_all{event_pool}")
         self.con.execute(
-            "CREATE VIEW _run_split AS SELECT run_id, coalesce(split, 'tune') AS split FROM _events_all WHERE seq = 0")
-        self.con.execute(f"CREATE VIEW _runs_all AS {runs_sql(declaration(), '_events_all')}")
+            "CREATE VIEW _run_split AS SELECT run_id, coalesce(split, 'tune') AS split FROM _events_pooled WHERE seq = 0"
+        )
+        # ``events`` holds the pool's runs only, as runs and verdicts do: a run's pool is its
+        # run_started's (a run with none reads as tune, as the runs view has it).
+        if split is None:
+            self.con.execute("CREATE VIEW events AS SELECT * FROM _events_pooled")
+        elif split == "tune":
+            self.con.execute("CREATE VIEW events AS SELECT * FROM _events_pooled WHERE run_id NOT IN "
+                             "(SELECT run_id FROM _run_split WHERE split <> 'tune')")
+        else:
+            self.con.execute("CREATE VIEW events AS SELECT * FROM _events_pooled WHERE run_id IN "
+                             f"(SELECT run_id FROM _run_split WHERE split = {sql_str(split)})")
+        self.con.execute(f"CREATE VIEW _runs_all AS {RUNS_SQL}")
         self.con.execute(f"CREATE VIEW runs AS SELECT * FROM _runs_all{pool}")
         self.con.execute(f"CREATE VIEW _history_all AS {HISTORY_SQL}")
         self.con.execute(f"CREATE VIEW verdict_history AS SELECT * FROM _history_all{pool}")
