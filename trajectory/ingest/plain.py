@@ -426,9 +426,9 @@ def ingest_events(
     if not parsed:
         return report
     if split_of is None:  # the pool is resolved once, here, whoever ingests (recorder, importers)
-        from trajectory.judging.resolve import SuiteResolver
+        from trajectory.catalog.pools import Pools
 
-        split_of = SuiteResolver(store).split_of
+        split_of = Pools(store).split_of
     if not store.exists:
         # Into a new store the batch is checked before the lock creates its folder: a refused
         # first batch leaves none (the plan is made again under the lock).

@@ -23,6 +23,7 @@ from judges.contract import Reading
 from replay.batch import ALL, Reads
 from suites.registry import SuiteSpec, registration_spec, spec_of
 
+from trajectory.catalog import pools
 from trajectory.catalog import registrations as catalog
 from trajectory.catalog import trust as trusts
 from trajectory.store.delta import Store, now_utc
@@ -75,11 +76,7 @@ class SuiteResolver:
     def builtin(self) -> dict[str, Any]:
         """The bundled suites by every name they judge."""
         if self._builtin is None:
-            self._builtin = {}
-            for name in suite_pkg.builtin_names():
-                suite = suite_pkg.load_builtin(name)
-                for alias in suite_pkg.aliases(suite):
-                    self._builtin.setdefault(alias, suite)
+            self._builtin = pools.builtin_by_name()
         return self._builtin
 
     def spec(self, name: str | None) -> SuiteSpec | None:
@@ -142,12 +139,7 @@ class SuiteResolver:
             if reg is not None:
                 return catalog.task_splits(self.store, suite, reg).get(task)
         s = self.get(suite) if suite in self.overrides or self._specs is not None else self.builtin().get(suite)
-        if s is None:
-            return None
-        try:
-            return s.task_split(task)
-        except Exception:  # noqa: BLE001 - an unknown task simply has no own split
-            return None
+        return None if s is None else pools.declared_split(s, task)
 
 
 def register_suite(

@@ -138,9 +138,9 @@ def events_sql(con: duckdb.DuckDBPyConnection, store: Store) -> str:
     ).fetchall()
     if not unresolved:
         return "CREATE VIEW _events_pooled AS SELECT * FROM _events"
-    from trajectory.judging.resolve import SuiteResolver  # the suites know their tasks' pools
+    from trajectory.catalog.pools import Pools  # the tasks' pools, read as data
 
-    split_of = SuiteResolver(store).split_of
+    split_of = Pools(store).split_of
     rows = [(suite, task, split_of(suite, task or "")) for suite, task in unresolved]
     declared = [r for r in rows if r[2] is not None]
     if not declared:
