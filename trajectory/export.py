@@ -12,6 +12,7 @@ from typing import BinaryIO
 
 from . import events as ev
 from .query import Views, run_filter
+from .names import check_names
 from .store import Store
 
 
@@ -28,6 +29,7 @@ def export_events(
     cond, params = run_filter(suite=suite, batch=batch, run_ids=run_ids)
     n = 0
     with Views(store, split=None, version=version) as views:
+        check_names(views.con, suite=suite, batch=batch, run_ids=run_ids)
         reader = views.con.sql(
             f"SELECT data FROM events WHERE {cond} ORDER BY run_id, seq", params=params or None
         ).to_arrow_reader(65536)

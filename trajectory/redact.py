@@ -44,9 +44,24 @@ _URL_PASSWORD = re.compile(r"(?P<pre>[a-z][a-z0-9+.\-]*://[^/\s:@]+:)(?P<value>[
 _WORD = re.compile(r"[A-Za-z0-9+/=_\-]{32,}")
 
 
+# The last word of a name that says its value describes a secret rather than being one:
+# ``RAY_AUTH_MODE=token``, ``token_type: bearer``, ``AWS_SHARED_CREDENTIALS_FILE=~/.aws/x``.
+_QUALIFIERS = frozenset({
+    "mode", "type", "method", "kind", "scheme", "enabled", "required", "provider", "file", "path", "dir",
+    "url", "uri", "endpoint", "region", "name", "names", "id_type", "format", "source", "ttl", "expiry",
+    "expires", "timeout", "length", "len", "version",
+})
+
+
 def secret_name(name: str) -> bool:
-    """Whether an option, variable or field of this name holds a secret."""
-    return bool(_SECRET_NAME.search(name))
+    """Whether an option, variable or field of this name holds a secret: its name says key,
+    token, secret, password, ..., and its last word is not one that names a setting about the
+    secret (``RAY_AUTH_MODE``, ``token_type``, ``api_key_file``: their values are modes, kinds
+    and paths, which a hint has to show)."""
+    if not _SECRET_NAME.search(name):
+        return False
+    words = [w for w in re.split(r"[_.\-\s]+|(?<=[a-z])(?=[A-Z])", name.strip("-\"'")) if w]
+    return not (len(words) > 1 and words[-1].lower() in _QUALIFIERS)
 
 
 def looks_random(word: str) -> bool:

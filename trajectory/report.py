@@ -421,12 +421,14 @@ def gather(
 
     from .errors import NotFound
     from .judging import JUDGEMENT_SUITE, load_events
+    from .names import check_names
     from .query import Views, run_filter
 
     cond, params = run_filter(suite=suite, batch=batch)
     cond += " AND suite IS DISTINCT FROM ?"
     params.append(JUDGEMENT_SUITE)
     with Views(store, split=split) as views:
+        check_names(views.con, suite=suite, batch=batch)
         runs = {r["run_id"]: r for r in views.arrow(f"SELECT * FROM runs WHERE {cond}", params).to_pylist()}
         verdicts = views.arrow(f"SELECT * FROM verdicts WHERE {cond}", params).to_pylist()
     if not runs:

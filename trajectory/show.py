@@ -11,8 +11,10 @@ from replay import RunState, view
 
 from . import events as ev
 from .judging import load_events, load_state
+from .names import check_names
 from .query import Views, record_holdout_view, run_filter
 from .query_limits import QueryLimits
+from .text import hint
 from .store import Store
 from .verdicts import current_verdict, overrides_of_run, pool_of, verdict_history
 
@@ -79,7 +81,7 @@ def verdict_lines(store: Store, run_id: str, split: str = "tune") -> list[str]:
         return ["verdict: (a holdout run: shown with --split holdout, and the look is recorded)"]
     current = current_verdict(store, run_id)
     if current is None:
-        return ["verdict: (not judged yet: run `traj judge`)"]
+        return [f"verdict: (not judged yet: run `{hint('traj judge')}`)"]
     lines = []
     if current["decided_by"] == "human":
         auto = current["auto_outcome"] or "unjudged"
@@ -139,6 +141,7 @@ def list_runs(
     many there are in all. A holdout look is recorded."""
     cond, params = run_filter(suite=suite, batch=batch, alias="r")
     with Views(store, split=split) as views:
+        check_names(views.con, suite=suite, batch=batch)
         total = views.con.execute(f"SELECT count(*) FROM runs r WHERE {cond}", params).fetchall()[0][0]
         table = views.arrow(
             "SELECT r.run_id, r.started_at, r.suite, r.task, r.batch, r.agent, r.mode, r.split, r.outcome, "

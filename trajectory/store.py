@@ -26,6 +26,7 @@ from . import interrupts
 from .backend import COMMIT_ATTEMPTS, Backend, CommitConflict, backoff, write_batches
 from .errors import NotFound, StoreError
 from .location import LocalBackend, Location
+from .text import hint
 from .tables import (  # noqa: F401 - the store's schemas, re-exported for callers
     CHECK_TYPE,
     EVENTS_SCHEMA,
@@ -106,7 +107,7 @@ class Store:
             if self.backend.exists_any():
                 raise StoreError(
                     f"{self.backend}: a store without {FORMAT_FILE} (format 0); "
-                    "run `traj migrate` to record its format"
+                    f"run `{hint('traj migrate')}` to record its format"
                 )
             return
         if fmt > STORE_FORMAT:
@@ -116,7 +117,7 @@ class Store:
             )
         if fmt < STORE_FORMAT:
             raise StoreError(
-                f"{self.backend}: store format {fmt} is older than {STORE_FORMAT}; run `traj migrate`"
+                f"{self.backend}: store format {fmt} is older than {STORE_FORMAT}; run `{hint('traj migrate')}`"
             )
 
     @property

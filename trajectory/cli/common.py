@@ -24,6 +24,7 @@ from trajectory.redact import redact_argv, redact_text
 from trajectory.store import Store, default_store_path
 from trajectory.diskfault import disk_fault
 from trajectory.termsafe import json_safe
+from trajectory.text import HINT_OPTIONS
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -138,10 +139,16 @@ def open_store(path: str | None, *, create: bool = False) -> Store:
     store; for every other command a missing store is an error, never an empty answer (a
     mistyped --store must not look like a store with nothing in it).
     """
+    set_hints(path)
     store = Store(path or default_store_path(), storage_options=storage_options())
     if not create and not store.exists:
         raise NotFound(NO_STORE.format(path=path or default_store_path()))
     return store
+
+
+def set_hints(path: str | None) -> None:
+    """Make every hint this command prints carry its --store and --storage-option names."""
+    HINT_OPTIONS.set((path, tuple(storage_options() or {})))
 
 
 def handle_errors(fn: F) -> F:
@@ -154,6 +161,7 @@ def handle_errors(fn: F) -> F:
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         with interrupts.ledger() as committed:
+            hints = HINT_OPTIONS.set((None, ()))  # each command's hints carry its own --store
             try:
                 result = fn(*args, **kwargs)
             except BaseException as exc:  # noqa: BLE001 - each kind is answered or re-raised
@@ -178,6 +186,8 @@ def handle_errors(fn: F) -> F:
                     raise
                 typer.echo(redact_text(f"error: {line}"), err=True)
                 raise typer.Exit(1) from None
+            finally:
+                HINT_OPTIONS.reset(hints)
             interrupts.remember(committed)
             if interrupts.signalled():
                 # The Ctrl-C was swallowed on the way and the command ran to its end: say so.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import shlex
 from typing import Annotated, Any
 
 import typer
@@ -19,7 +20,7 @@ from trajectory.judging.diff import shown_split
 from trajectory.judging.passes import PassResult
 from trajectory.errors import QueryError
 from trajectory.query import SPLITS, format_table, record_holdout_view
-from trajectory.text import plural
+from trajectory.text import hint, plural
 from trajectory.termsafe import term_safe
 
 from .common import (
@@ -48,9 +49,26 @@ def judge_json(result: PassResult, flips: Any = None) -> dict[str, Any]:
         "top_reasons": result.top_reasons(),
         "verdicts": [verdict_json(r) for r in result.rows],
     }
+    out["unjudged"] = {"runs": len(result.unresolved), "groups": result.unresolved_groups()}
     if flips is not None:
         out["flips"] = flips.to_json()
     return out
+
+
+def task_sample(resolver: SuiteResolver) -> Any:
+    """``known(suite)``: a few of the suite's task ids, for the line about an unknown task."""
+
+    def known(name: str | None) -> str | None:
+        suite = resolver.get(name)
+        try:
+            ids = sorted(suite.task_ids()) if suite is not None else []
+        except Exception:  # noqa: BLE001 - a suite that cannot list its tasks: just say nothing
+            return None
+        if not ids:
+            return None
+        return ", ".join(ids[:5]) + (f" and {len(ids) - 5} more" if len(ids) > 5 else "")
+
+    return known
 
 
 def shown_pool(store: Any, result: PassResult, split: str) -> tuple[PassResult, int]:
@@ -74,7 +92,7 @@ def reason_lines(result: PassResult) -> list[str]:
         return []
     lines = ["most common reasons:"]
     for t in top:
-        lines.append(f"  {t['count']:>4} {t['outcome']:<5}  {t['reason']}  (e.g. traj show {t['example_run']})")
+        lines.append(f"  {t['count']:>4} {t['outcome']:<5}  {t['reason']}  (e.g. {hint('traj show ' + shlex.quote(t['example_run']))})")
     return lines
 
 
@@ -182,16 +200,24 @@ def judge(
         )
     result, hidden = shown_pool(s, result, split)
     flips = dry_run_diff(s, result) if dry_run else None
+    # Nothing it was asked to judge could be judged: exit 1 (it judged something: 0).
+    failed = bool(result.unresolved) and not result.rows and not hidden
     if json_:
         echo_json({**judge_json(result, flips), "holdout_hidden": hidden})
+        if failed:
+            raise typer.Exit(1)
         return
     typer.echo(result.summary())
     if hidden:
         typer.echo(f"(and {plural(hidden, 'holdout run')}: verdicts shown with --split holdout, and the look is recorded)")
+    for line in result.unresolved_lines(task_sample(resolver)):
+        typer.echo(term_safe(line), err=failed)  # names from the store: shown, not obeyed
     for line in reason_lines(result):
         typer.echo(term_safe(line))  # stored reasons: control sequences shown, not obeyed
     if flips is not None:
         typer.echo(term_safe(render_diff(flips)))
+    if failed:
+        raise typer.Exit(1)
 
 
 @handle_errors

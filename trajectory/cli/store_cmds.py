@@ -25,11 +25,11 @@ from trajectory.store import default_store_path
 from trajectory.store import migrate as migrate_store
 from trajectory.redact import redact_text
 from trajectory.termsafe import term_safe
-from trajectory.text import plural
+from trajectory.text import hint, plural
 
 from .common import (
     EngineOpt, JsonOpt, RayAddressOpt, StoreOpt, command, echo_json, engine_cluster, handle_errors, open_store,
-    progress, show_progress, storage_options, sub_app,
+    progress, set_hints, show_progress, storage_options, sub_app,
 )
 
 SplitOpt = Annotated[
@@ -299,6 +299,7 @@ def recover_(json_: JsonOpt = False, store: StoreOpt = None) -> None:
 @handle_errors
 def migrate(json_: JsonOpt = False, store: StoreOpt = None) -> None:
     """Record or upgrade the store's format explicitly (never done silently)."""
+    set_hints(store)
     done = migrate_store(store or default_store_path(), storage_options())
     if json_:
         echo_json({"result": done})
@@ -317,7 +318,7 @@ def status(json_: JsonOpt = False, store: StoreOpt = None) -> None:
     for name, t in st["tables"].items():
         typer.echo(f"  {name}: version {t['version']}, {plural(t['files'], 'file')}")
     if st["journals"]:
-        typer.echo(f"  journals: {st['journals']} open (live recorders or dead ones: `traj recover`)")
+        typer.echo(f"  journals: {st['journals']} open (live recorders or dead ones: `{hint('traj recover')}`)")
 
 
 def register(app: typer.Typer) -> None:

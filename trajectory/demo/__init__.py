@@ -11,6 +11,7 @@ copies of the suites.
 from __future__ import annotations
 
 import dataclasses
+import shlex
 import shutil
 import tempfile
 from collections.abc import Callable, Sequence
@@ -27,6 +28,7 @@ from ..ingest import ingest_bytes
 from ..judging import SuiteResolver, compare, judge_runs, pass_rows, render_diff
 from ..query import Views, format_table, sql_str
 from ..store import Store
+from ..text import hint
 from . import broken, samples
 
 Out = Callable[[str], Any]
@@ -150,13 +152,13 @@ def run_demo(store: Store, names: Sequence[str] | None = None, out: Out = print)
     out("\n== 4. ask the store")
     with Views(store) as views:
         for title, sql in QUERIES:
-            out(f"-- {title}\n$ traj query \"{sql}\"")
+            out(f"-- {title}\n$ {hint(f'traj query {shlex.quote(sql)}', store.loc)}")
             out(format_table(views.user_query(sql)))
     out("\nNext, try:")
     for cmd in NEXT:
-        out(f"  {cmd} --store {store.loc}")
+        out(f"  {hint(cmd, store.loc)}")
     out("\nOr see all of it in a browser (the flips with their evidence, each run at any step):")
-    out(f"  traj view --store {store.loc}    # then open {VIEW_URL}")
+    out(f"  {hint('traj view', store.loc)}    # then open {VIEW_URL}")
     counts = lambda r: {k: r.counts.get(k, 0) for k in ("pass", "fail", "error", "skipped", "na")}  # noqa: E731
     return {
         "store": str(store.loc),

@@ -15,7 +15,7 @@ from typing import Any
 from ..query import Views
 from ..store import Store, now_utc
 from .diff import CheckChange, Diff, Flip, compare, diff_passes, dry_run_diff, render_diff
-from .execution import JudgeTimeout, Judging, PassContext, StageHook, judge_on_workers, judge_state, run_with_budget
+from .execution import SKIP, JudgeTimeout, Judging, PassContext, StageHook, judge_on_workers, judge_state, run_with_budget
 from .passes import PassResult, current_rows, new_pass_id, pass_rows, passes, to_json, verdict_row, write_pass
 from .incremental import current_version, stale_runs
 from .partitions import Partition, restrict
@@ -120,9 +120,15 @@ def judge_runs(
     finally:
         judging.close()
     rows.sort(key=lambda r: r["run_id"])  # run order, however the partitions were cut
+    # A run whose suite or task cannot be resolved is not judged: it keeps its verdict (an
+    # imported one, say), and the pass says which names to register.
+    skipped = [r for r in rows if SKIP in r]
+    rows = [r for r in rows if SKIP not in r]
     result = PassResult(
         ctx.pass_id, started, now_utc(), rows, len(sel.open), False, versions,
         up_to_date=len(sel.finished) - len(finished), dry_run=dry_run,
+        unresolved=[{"run_id": r["run_id"], "suite": r["suite"], "task": r["task"], "unknown": r[SKIP]}
+                    for r in skipped],
     )
     if not dry_run and rows:
         t = time.perf_counter()

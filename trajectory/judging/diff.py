@@ -10,7 +10,7 @@ from typing import Any
 from ..errors import NotFound
 from ..query import Views
 from ..store import Store
-from ..text import plural
+from ..text import hint, plural
 from .passes import PassResult, current_rows, pass_rows, passes
 
 
@@ -132,7 +132,7 @@ def diff_last_pass(store: Store) -> Diff:
     verdicts of a pass and are left out."""
     all_passes = passes(store)
     if not all_passes:
-        raise NotFound("no judging passes yet; run `traj judge`")
+        raise NotFound(f"no judging passes yet; run `{hint('traj judge')}`")
     last = all_passes[-1]["pass_id"]
     earlier = [p["pass_id"] for p in all_passes[:-1]]
     after = {r["run_id"]: r for r in pass_rows(store, last)}

@@ -11,6 +11,7 @@ import dataclasses
 import datetime as _dt
 import json
 import secrets
+import shlex
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
@@ -26,7 +27,7 @@ from ..query import Views, current_user, json_default
 from ..redact import redact_text
 from ..store import Store, now_utc
 from ..tables import VERDICTS_SCHEMA
-from ..text import plural
+from ..text import hint, plural
 
 
 def to_json(value: Any) -> str:
@@ -107,6 +108,9 @@ class PassResult:
     versions: dict[str, str]  # suite name -> code version
     up_to_date: int = 0  # selected finished runs an incremental pass left with their verdicts
     dry_run: bool = False
+    #: Selected runs left unjudged because their suite or task is unknown here: each
+    #: ``{run_id, suite, task, unknown}`` (``unknown``: "suite" or "task"). They keep their verdicts.
+    unresolved: list[dict[str, Any]] = dataclasses.field(default_factory=list)
 
     @property
     def counts(self) -> Counter[str]:
@@ -115,7 +119,11 @@ class PassResult:
     def summary(self) -> str:
         c = self.counts
         parts = ", ".join(f"{c[k]} {k}" for k in ("pass", "fail", "error", "skipped", "na") if c[k])
-        if not self.rows and self.up_to_date:
+        if not self.rows and self.unresolved:
+            line = "judged nothing: no run it was asked to judge could be judged"
+            if self.up_to_date:
+                line += f"; {self.up_to_date} up to date"
+        elif not self.rows and self.up_to_date:
             # An incremental pass that found every verdict standing writes no pass at all.
             line = f"nothing to judge: {plural(self.up_to_date, 'run')} up to date (judge --all judges them again)"
         elif not self.rows:
@@ -131,6 +139,39 @@ class PassResult:
         elif not self.written:
             line += "; nothing written"
         return line
+
+    def unresolved_groups(self) -> list[dict[str, Any]]:
+        """The unjudged runs by suite and task: ``{suite, task, unknown, runs, example_run}``,
+        the largest group first."""
+        groups: dict[tuple[str | None, str | None, str], list[str]] = {}
+        for r in self.unresolved:
+            key = (r["suite"], r["task"] if r["unknown"] == "task" else None, r["unknown"])
+            groups.setdefault(key, []).append(r["run_id"])
+        ranked = sorted(groups.items(), key=lambda kv: (-len(kv[1]), str(kv[0])))
+        return [{"suite": s, "task": t, "unknown": u, "runs": len(ids), "example_run": ids[0]}
+                for (s, t, u), ids in ranked]
+
+    def unresolved_lines(self, known_tasks: Any = None) -> list[str]:
+        """What the pass left unjudged and how to judge it: one line per unknown suite or task,
+        then how to register a suite. ``known_tasks(suite)``: a few task ids of a suite."""
+        if not self.unresolved:
+            return []
+        lines = [f"skipped {plural(len(self.unresolved), 'run')} traj cannot judge here "
+                 "(they keep their current verdicts):"]
+        for g in self.unresolved_groups():
+            n = plural(g["runs"], "run")
+            if g["unknown"] == "suite":
+                lines.append(f"  {n} of suite {g['suite']!r}: no suite of that name is registered or bundled "
+                             f"(e.g. {hint('traj show ' + shlex.quote(g['example_run']))})")
+            else:
+                tasks = known_tasks(g["suite"]) if known_tasks is not None else None
+                has = f"; it has {tasks}" if tasks else ""
+                lines.append(f"  {n} of task {g['task']!r}: suite {g['suite']!r} has no such task{has} "
+                             f"(e.g. {hint('traj show ' + shlex.quote(g['example_run']))})")
+        lines.append(f"  to judge them, register a suite under that name: {hint('traj suite add NAME PATH')} (a suite "
+                     "folder, or Inspect scorers as file.py:function); traj runs its code, so register only "
+                     "code you trust (docs/suites.md)")
+        return lines
 
     def top_reasons(self, n: int = 5) -> list[dict[str, Any]]:
         """The most common reasons of error and fail verdicts (errors first): what to look at

@@ -18,6 +18,7 @@ from replay.state import Judgement, RunState
 from .. import events as ev
 from ..errors import NotFound, QueryError
 from ..query import Views, check_sql, run_filter, sql_str
+from ..names import check_names
 from ..store import Store
 from ..trust import trusted_runs
 from .resolve import SuiteResolver
@@ -64,6 +65,7 @@ def select_runs(
     own = views is None
     views = views or Views(store, split=None)
     try:
+        check_names(views.con, suite=suite, batch=batch, run_ids=run_ids)
         if where:
             # The condition is a person's SQL: the whole statement goes through the sandbox.
             check_sql(views.con, f"SELECT run_id FROM runs WHERE ({where})")
@@ -107,6 +109,7 @@ def load_state(store: Store, run_id: str, at: int | None = None) -> RunState:
     """A stored run's state after events 0..at (the whole run without ``at``)."""
     events = load_events(store, [run_id])[run_id]
     if not events:
+        check_names(store, run_ids=[run_id])
         raise NotFound(f"no such run: {run_id}")
     if at is not None:
         if at < 0:
