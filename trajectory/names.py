@@ -36,7 +36,7 @@ def near_line(what: str, names: Sequence[str], known: Iterable[str], *, option: 
     if close:
         return f"{line}; did you mean {' or '.join(close[:3])}?"
     if not pool:
-        return f"{line}; the store has no runs"
+        return f"{line}; no run in it has a {what}"
     if len(pool) <= 8:
         return f"{line}; it has {', '.join(pool)}"
     return f"{line}; it has {len(pool)} (list them with {hint('traj runs')})"

@@ -135,14 +135,18 @@ def list_runs(
     batch: str | None = None,
     split: str = "tune",
     limit: int | None = None,
-) -> tuple[pa.Table, int]:
+) -> tuple[pa.Table, int, dict[str | None, int]]:
     """The runs of a pool with their current verdicts (override-aware: ``decided_by`` says
-    judge or human) and the verdict's reason, newest first; at most ``limit`` of them, and how
-    many there are in all. A holdout look is recorded."""
+    judge or human) and the verdict's reason, newest first; at most ``limit`` of them, how
+    many there are in all, and how many of them have each current verdict (None: not judged).
+    A holdout look is recorded."""
     cond, params = run_filter(suite=suite, batch=batch, alias="r")
     with Views(store, split=split) as views:
         check_names(views.con, suite=suite, batch=batch)
-        total = views.con.execute(f"SELECT count(*) FROM runs r WHERE {cond}", params).fetchall()[0][0]
+        outcomes = {o: int(n) for o, n in views.con.execute(
+            f"SELECT v.outcome, count(*) FROM runs r LEFT JOIN verdicts v USING (run_id) WHERE {cond} GROUP BY 1",
+            params).fetchall()}
+        total = sum(outcomes.values())
         table = views.arrow(
             "SELECT r.run_id, r.started_at, r.suite, r.task, r.batch, r.agent, r.mode, r.split, r.outcome, "
             "r.steps, r.tokens, r.duration_ms, v.outcome AS verdict, v.decided_by, v.score, v.reason "
@@ -152,7 +156,7 @@ def list_runs(
         )
     if split == "holdout":
         record_holdout_view(store, "runs", {"suite": suite, "batch": batch})
-    return table, int(total)
+    return table, int(total), outcomes
 
 
 def run_query(

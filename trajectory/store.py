@@ -95,6 +95,8 @@ class Store:
         self.backend = backend_for(root, storage_options)
         self.loc = self.backend
         self._initialised = False
+        #: Called once when this object creates the store (the CLI says so: "created a new store").
+        self.on_create: Callable[[], None] | None = None
         self._check_format()
 
     def __repr__(self) -> str:
@@ -135,6 +137,8 @@ class Store:
         body = {"format": STORE_FORMAT, "created_at": now_utc().isoformat(), "tool": "traj"}
         self.backend.write_file(FORMAT_FILE, json.dumps(body).encode())
         self._initialised = True
+        if self.on_create is not None:
+            self.on_create()
 
     def lock(self):  # noqa: ANN201 - a context manager
         """The writer lock every appending command holds while it checks and commits (on

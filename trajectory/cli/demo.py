@@ -18,7 +18,7 @@ def demo(
     json_: JsonOpt = False,
 ) -> None:
     """Record sample runs, judge them with a broken rule and with the bundled suites, diff, query."""
-    done = run_demo(open_store(store, create=True), suite, out=(lambda *_: None) if json_ else typer.echo)
+    done = run_demo(open_store(store, create=True, json_=json_), suite, out=(lambda *_: None) if json_ else typer.echo)
     if json_:
         echo_json(done)
 

@@ -256,6 +256,8 @@ def passes_cmd(json_: JsonOpt = False, store: StoreOpt = None) -> None:
     if json_:
         for r in rows:
             echo_json({c: r[c] for c in cols + ["finished_at", "note"]})
+        if not rows:
+            typer.echo("(0 passes)", err=True)
         return
     typer.echo(format_table(table).rsplit("\n", 1)[0])
     typer.echo(f"({plural(len(rows), 'pass', 'passes')})")

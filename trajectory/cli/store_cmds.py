@@ -18,6 +18,7 @@ from trajectory.export import export_events
 from trajectory.ingest import DEFAULT_LIMITS, Limits, ingest_files
 from trajectory.judging import SuiteResolver
 from trajectory.query import format_table
+from trajectory.rates import rate_line
 from trajectory.query_limits import MAX_ROWS, MEMORY, TIMEOUT, QueryLimits, human_size
 from trajectory.recorder import recover
 from trajectory.show import list_runs, run_query, show_json, status as store_status, timeline
@@ -70,7 +71,7 @@ def ingest(
     json_: JsonOpt = False,
 ) -> None:
     """Append events; each file is one batch, written entirely or not at all."""
-    s = open_store(store, create=True)
+    s = open_store(store, create=True, json_=json_)
     limits = Limits(max_line_bytes, max_depth, max_events_per_run)
     total = [0, 0, 0, 0]
     files = expand_inputs(files)
@@ -181,6 +182,10 @@ def query(
     limits = QueryLimits.checked(timeout, max_rows, max_memory)
     table = run_query(open_store(store), sql, split=split, version=version, limits=limits)
     format = "jsonl" if json_ else format
+    if format == "jsonl" and table.num_rows == 0:
+        # JSON Lines of no rows is no lines: say so where it does not mix with the rows.
+        typer.echo("(0 rows)", err=True)
+        return
     text = format_table(table, format)
     typer.echo(term_safe(text) if format == "csv" and sys.stdout.isatty() else text)
 
@@ -220,10 +225,12 @@ def runs(
 ) -> None:
     """List runs, the latest first, with their current verdicts and why."""
     n = (None if json_ else RUNS_PAGE) if limit is None else (limit or None)
-    table, total = list_runs(open_store(store), suite=suite, batch=batch, split=split, limit=n)
+    table, total, outcomes = list_runs(open_store(store), suite=suite, batch=batch, split=split, limit=n)
     if json_:
         for row in table.to_pylist():
             echo_json(row)
+        if not table.num_rows:
+            typer.echo("(0 runs)", err=True)
         return
     typer.echo(format_table(_runs_table(table.to_pylist())).rsplit("\n", 1)[0])
     more = total - table.num_rows
@@ -231,6 +238,13 @@ def runs(
         typer.echo(f"({table.num_rows} of {plural(total, 'run')}; {more} more; use --limit {total} to see all)")
     else:
         typer.echo(f"({plural(total, 'run')})")
+    judged = {o: n for o, n in outcomes.items() if o is not None}
+    if judged:
+        # The one pass rate (trajectory/rates.py), over all the runs listed, not only this page.
+        line = f"current verdicts: {rate_line(judged)}"
+        if outcomes.get(None):
+            line += f"; {outcomes[None]} not judged"
+        typer.echo(line)
 
 
 @handle_errors
@@ -268,13 +282,18 @@ def recover_(json_: JsonOpt = False, store: StoreOpt = None) -> None:
     """Seal the journals of recorders that died; live recorders are left alone."""
     results = recover(open_store(store))
     if json_:
+        # One object, also when there is nothing to recover: every --json prints JSON.
+        rows = []
         for path, report in results:
             row: dict[str, Any] = {"journal": path.name, "sealed": report is not None}
             if report is not None:
                 row |= {"new": report.new, "present": report.present, "rejected": report.rejected,
                         "kept_at": str(report.kept_at) if report.kept_at is not None else None}
-            echo_json(row)
-        if any(r is not None and r.rejected is not None for _, r in results):
+            rows.append(row)
+        bad = sum(1 for _, r in results if r is not None and r.rejected is not None)
+        echo_json({"journals": rows, "sealed": sum(1 for _, r in results if r is not None) - bad,
+                   "left_alone": sum(1 for _, r in results if r is None), "rejected": bad})
+        if bad:
             raise typer.Exit(1)
         return
     if not results:

@@ -183,7 +183,8 @@ class StoreData:
                 "FROM verdicts GROUP BY ALL ORDER BY ALL")
             series = self.rows(
                 "SELECT p.pass_id, p.kind, p.started_at, count(h.run_id) AS runs, "
-                "count(*) FILTER (WHERE h.outcome = 'pass') AS pass FROM passes p "
+                "count(*) FILTER (WHERE h.outcome = 'pass') AS pass, "
+                "count(*) FILTER (WHERE h.outcome = 'fail') AS fail FROM passes p "
                 "JOIN verdict_history h USING (pass_id) GROUP BY ALL ORDER BY p.started_at, p.pass_id")
             counts = self.rows("SELECT (SELECT count(*) FROM passes) AS passes, "
                                "(SELECT count(*) FROM overrides) AS overrides")[0]

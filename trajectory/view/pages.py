@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from trajectory.rates import pass_rate
+
 from .changes import evidence, state_changes
 from .data import RUN_OUTCOMES, SORTS, VERDICT_OUTCOMES, QueryError, StoreData, TrajError
 
@@ -53,7 +55,8 @@ def overview(data: StoreData) -> dict[str, Any]:
         s["tasks"] += 1
     for rows in (by_suite.values(), o["tasks"]):
         for r in rows:
-            r["pass_rate"] = round(r["pass"] / r["judged"], 4) if r["judged"] else None
+            rate = pass_rate(r)  # the one definition: pass / (pass + fail), others apart
+            r["pass_rate"] = None if rate is None else round(rate, 4)
     for b in o["batches"]:
         b["tokens"] = b["input_tokens"] + b["output_tokens"]
         b["model_s"] = round(b["model_ms"] / 1000, 1)
@@ -62,7 +65,7 @@ def overview(data: StoreData) -> dict[str, Any]:
         "runs": sum(s["runs"] for s in o["suites"]), "events": o["counts"]["events"],
         "passes": o["counts"]["passes"], "overrides": o["counts"]["overrides"], "holdout_views": o["holdout_views"],
         "suites": list(by_suite.values()), "tasks": o["tasks"], "batches": o["batches"],
-        "pass_series": [{**p, "pass_rate": round(p["pass"] / p["runs"], 4) if p["runs"] else None}
+        "pass_series": [{**p, "pass_rate": None if pass_rate(p) is None else round(pass_rate(p), 4)}
                         for p in o["pass_series"]],
     }
 
