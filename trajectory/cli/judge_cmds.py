@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import shlex
 from typing import Annotated, Any
 
@@ -17,9 +16,9 @@ from trajectory.judging import (
     render_diff,
 )
 from trajectory.judging.diff import shown_split
-from trajectory.judging.passes import PassResult
+from trajectory.judging.passes import PassResult, shown_pool
 from trajectory.errors import QueryError
-from trajectory.query import SPLITS, format_table, record_holdout_view
+from trajectory.query import SPLITS, format_table
 from trajectory.text import hint, plural
 from trajectory.termsafe import term_safe
 
@@ -69,20 +68,6 @@ def task_sample(resolver: SuiteResolver) -> Any:
         return ", ".join(ids[:5]) + (f" and {len(ids) - 5} more" if len(ids) > 5 else "")
 
     return known
-
-
-def shown_pool(store: Any, result: PassResult, split: str) -> tuple[PassResult, int]:
-    """The pass as it may be shown: without ``--split holdout`` the holdout runs' verdicts
-    (and the counts, reasons and flips they would feed) are left out; with it, they are shown
-    and the look is recorded. The pass itself is written whole either way."""
-    holdout = [r for r in result.rows if r.get("split") == "holdout"]
-    if not holdout:
-        return result, 0
-    if split == "holdout":
-        record_holdout_view(store, "judge", {"runs": len(holdout), "pass": result.pass_id})
-        return result, 0
-    shown = [r for r in result.rows if r.get("split") != "holdout"]
-    return dataclasses.replace(result, rows=shown), len(holdout)
 
 
 def reason_lines(result: PassResult) -> list[str]:

@@ -26,9 +26,11 @@ from .. import interrupts
 from ..export import export_events
 from ..ingest import ingest_bytes
 from ..judging import SuiteResolver, compare, judge_runs, pass_rows, render_diff
+from ..judging.diff import shown_split
+from ..judging.passes import shown_pool
 from ..query import Views, format_table, sql_str
 from ..store import Store
-from ..text import hint
+from ..text import hint, plural
 from . import broken, samples
 
 Out = Callable[[str], Any]
@@ -137,22 +139,29 @@ def run_demo(store: Store, names: Sequence[str] | None = None, out: Out = print)
             store, SuiteResolver(store, overrides=copies), where=where,
             command="traj demo (broken rules)", note="copies of the suites with the demo's broken rules",
         )
-    out(before.summary())
+    # Shown as `traj judge` shows a pass: the tune pool's verdicts, the holdout runs apart.
+    before, hidden = shown_pool(store, before, "tune")
+    out(before.summary() + (f" (and {plural(hidden, 'holdout run')})" if hidden else ""))
     out(summary_table(before.rows))
     out("\n== 2. judge with the bundled suites, which have those rules right")
     for line in fixes:
         out(f"  fix: {line}")
     after = judge_runs(store, SuiteResolver(store), where=where, command="traj demo (bundled suites)")
-    out(after.summary())
+    after, hidden = shown_pool(store, after, "tune")
+    out(after.summary() + (f" (and {plural(hidden, 'holdout run')})" if hidden else ""))
     out("\n== 3. what the fix changed")
     rows_a = {r["run_id"]: r for r in pass_rows(store, before.pass_id)}
     rows_b = {r["run_id"]: r for r in pass_rows(store, after.pass_id)}
-    flips = compare(rows_a, rows_b, before.pass_id, after.pass_id)
+    # The tune pool's figures, as `traj diff` and the viewer count them (holdout runs apart).
+    flips, hidden = shown_split(store, compare(rows_a, rows_b, before.pass_id, after.pass_id), "tune")
     out(render_diff(flips))
+    if hidden:
+        out(f"(and {plural(hidden, 'flip')} of holdout runs: shown with traj diff --split holdout)")
     out("\n== 4. ask the store")
     with Views(store) as views:
         for title, sql in QUERIES:
-            out(f"-- {title}\n$ {hint(f'traj query {shlex.quote(sql)}', store.loc)}")
+            quoted = f'"{sql}"' if not set(sql) & set('"$`\\!') else shlex.quote(sql)
+            out(f"-- {title}\n$ {hint(f'traj query {quoted}', store.loc)}")
             out(format_table(views.user_query(sql)))
     out("\nNext, try:")
     for cmd in NEXT:

@@ -23,7 +23,7 @@ from judges.base import Verdict
 from replay.state import RunState
 
 from .. import interrupts
-from ..query import Views, current_user, json_default
+from ..query import Views, current_user, json_default, record_holdout_view
 from ..redact import redact_text
 from ..store import Store, now_utc
 from ..tables import VERDICTS_SCHEMA
@@ -177,6 +177,20 @@ class PassResult:
         """The most common reasons of error and fail verdicts (errors first): what to look at
         after a pass. Each: outcome, reason, count and one run that has it."""
         return top_reasons(self.rows, n)
+
+
+def shown_pool(store: Any, result: PassResult, split: str) -> tuple[PassResult, int]:
+    """The pass as it may be shown: without ``--split holdout`` the holdout runs' verdicts
+    (and the counts, reasons and flips they would feed) are left out; with it, they are shown
+    and the look is recorded. The pass itself is written whole either way."""
+    holdout = [r for r in result.rows if r.get("split") == "holdout"]
+    if not holdout:
+        return result, 0
+    if split == "holdout":
+        record_holdout_view(store, "judge", {"runs": len(holdout), "pass": result.pass_id})
+        return result, 0
+    shown = [r for r in result.rows if r.get("split") != "holdout"]
+    return dataclasses.replace(result, rows=shown), len(holdout)
 
 
 def top_reasons(rows: Sequence[dict[str, Any]], n: int = 5) -> list[dict[str, Any]]:
