@@ -26,12 +26,14 @@ def near(name: str, known: Iterable[str], n: int = 3) -> list[str]:
     return difflib.get_close_matches(name, pool, n=n, cutoff=0.6)
 
 
-def near_line(what: str, names: Sequence[str], known: Iterable[str], *, option: str | None = None) -> str:
+def near_line(
+    what: str, names: Sequence[str], known: Iterable[str], *, option: str | None = None, where: str = "the store"
+) -> str:
     """``no suite 'wether' in the store (--suite); did you mean weather?`` for one or more
     names that match nothing."""
     pool = sorted({k for k in known if k is not None})
     shown = ", ".join(repr(n) for n in names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
-    line = f"no {what} {shown} in the store" + (f" ({option})" if option else "")
+    line = f"no {what} {shown} in {where}" + (f" ({option})" if option else "")
     close = list(dict.fromkeys(c for n in names for c in near(n, pool)))
     if close:
         return f"{line}; did you mean {' or '.join(close[:3])}?"

@@ -272,7 +272,12 @@ class StoreData:
                 other = rows[0]["split"]
                 raise NotFound(f"run {run_id} is in the {other} pool; this viewer shows the {self.split} pool "
                                f"(start it with --split {other} to see it)")
-            raise NotFound(f"no such run: {run_id}")
+            from trajectory.names import near_line
+
+            known = [r["run_id"] for r in self.rows(
+                "SELECT DISTINCT run_id FROM events WHERE seq = 0 AND coalesce(split, 'tune') = $split",
+                {"split": self.split})]
+            raise NotFound(near_line("run", [run_id], known, where=f"the {self.split} pool"))
         return mine[0]
 
     def run_events(self, run_id: str, lo: int, hi: int) -> list[dict[str, Any]]:

@@ -7,10 +7,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from trajectory.names import near_line
 from trajectory.rates import pass_rate
 
 from .changes import evidence, state_changes
-from .data import RUN_OUTCOMES, SORTS, VERDICT_OUTCOMES, QueryError, StoreData, TrajError
+from .data import RUN_OUTCOMES, SORTS, VERDICT_OUTCOMES, NotFound, QueryError, StoreData, TrajError
 
 PER_PAGE = 50
 MAX_PER_PAGE = 500
@@ -89,9 +90,15 @@ def runs(data: StoreData, params: Mapping[str, str]) -> dict[str, Any]:
     page = _int(params, "page", 1, lo=1)
     per_page = _int(params, "per_page", PER_PAGE, lo=1, hi=MAX_PER_PAGE)
     assert page is not None and per_page is not None
+    options = data.filter_options()
+    for key in ("suite", "task", "batch"):
+        # A name that matches nothing is an error with the near names, never an empty list.
+        if filters.get(key) and filters[key] not in options[key]:
+            raise NotFound(near_line(key, [filters[key]], options[key],
+                                     where=f"the {data.split} pool"))
     got = data.run_list(filters, sort, order == "desc", page, per_page)
     return {"filters": filters, "sort": sort, "order": order, **_paging(got["total"], page, per_page),
-            "runs": got["runs"], "indexed": got["indexed"], "options": {**data.filter_options(), "outcome": list(VERDICT_OUTCOMES),
+            "runs": got["runs"], "indexed": got["indexed"], "options": {**options, "outcome": list(VERDICT_OUTCOMES),
                                              "ran": list(RUN_OUTCOMES), "sort": list(SORTS)}}
 
 
