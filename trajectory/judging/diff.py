@@ -162,7 +162,9 @@ def diff_passes(store: Store, pass_a: str | None = None, pass_b: str | None = No
     ids = [p["pass_id"] for p in passes(store)]
     for p in (pass_a, pass_b):
         if p is not None and p not in ids:
-            raise NotFound(f"no such pass: {p}")
+            from ..names import near_line
+
+            raise NotFound(near_line("pass", [p], ids) + f" (list them with {hint('traj passes')})")
     if pass_a is None and pass_b is None:
         return diff_last_pass(store)
     if pass_a is None or pass_b is None:

@@ -443,7 +443,9 @@ class StoreData:
         known = set(self.pass_ids())
         for p in (a, b):
             if p not in known:
-                raise NotFound(f"no such pass: {p}")
+                from trajectory.names import near_line
+
+                raise NotFound(near_line("pass", [p], known))
         both = ("WITH a AS (SELECT * FROM verdict_history WHERE pass_id = $a), "
                 "b AS (SELECT * FROM verdict_history WHERE pass_id = $b) ")
         pair = {"a": a, "b": b}
