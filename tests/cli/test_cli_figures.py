@@ -143,7 +143,7 @@ def test_a_new_outcome_is_counted_apart_without_a_change_here() -> None:
     """Issue 26 adds `review`: the rate needs no change to leave it out and show it apart."""
     from collections import Counter
 
-    from trajectory.rates import pass_rate, rate_fields, rate_line
+    from trajectory.query.rates import pass_rate, rate_fields, rate_line
 
     counts = Counter({"pass": 2, "fail": 2, "review": 3, "na": 1})
     assert pass_rate(counts) == 0.5

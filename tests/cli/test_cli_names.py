@@ -66,8 +66,8 @@ def test_a_name_the_store_has_still_filters(store) -> None:
 
 def test_the_python_api_refuses_a_typo_too(store) -> None:
     from trajectory.errors import NotFound
-    from trajectory.store import Store
-    from trajectory.verdicts import current_verdicts
+    from trajectory.store.delta import Store
+    from trajectory.query.verdicts import current_verdicts
 
     with pytest.raises(NotFound, match="did you mean example"):
         current_verdicts(Store(store), suite="exampel")

@@ -87,7 +87,7 @@ def test_a_suite_that_fails_to_load_still_errs_its_runs(tmp_path) -> None:
     store = example_store(tmp_path / "store")
     ingest_lines(store, finished("m1", "mine", "t"))
     from trajectory.judging import register_suite
-    from trajectory.store import Store
+    from trajectory.store.delta import Store
 
     register_suite(Store(store), "mine", folder)
     r = traj("judge", "--store", store)

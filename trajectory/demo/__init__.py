@@ -21,17 +21,17 @@ from typing import Any
 import suites as suite_pkg
 from judges.contract import DemoSamples
 
-from .. import events as ev
-from .. import interrupts
-from ..export import export_events
-from ..ingest import ingest_bytes
-from ..judging import SuiteResolver, compare, judge_runs, pass_rows, render_diff
-from ..judging.diff import shown_split
-from ..judging.passes import shown_pool
-from ..query import Views, format_table, sql_str
-from ..store import Store
-from ..text import hint, plural
-from . import broken, samples
+from trajectory import events as ev
+from trajectory.runtime import interrupts
+from trajectory.reports.export import export_events
+from trajectory.ingest.plain import ingest_bytes
+from trajectory.judging import SuiteResolver, compare, judge_runs, pass_rows, render_diff
+from trajectory.judging.diff import shown_split
+from trajectory.judging.passes import shown_pool
+from trajectory.query.sql import Views, format_table, sql_str
+from trajectory.store.delta import Store
+from trajectory.text import hint, plural
+from trajectory.demo import broken, samples
 
 Out = Callable[[str], Any]
 

@@ -7,11 +7,11 @@ import json
 from collections import Counter, defaultdict
 from typing import Any
 
-from ..errors import NotFound
-from ..query import Views
-from ..store import Store
-from ..text import hint, plural
-from .passes import PassResult, current_rows, pass_rows, passes
+from trajectory.errors import NotFound
+from trajectory.query.sql import Views
+from trajectory.store.delta import Store
+from trajectory.text import hint, plural
+from trajectory.judging.passes import PassResult, current_rows, pass_rows, passes
 
 
 @dataclasses.dataclass
@@ -162,7 +162,7 @@ def diff_passes(store: Store, pass_a: str | None = None, pass_b: str | None = No
     ids = [p["pass_id"] for p in passes(store)]
     for p in (pass_a, pass_b):
         if p is not None and p not in ids:
-            from ..names import near_line
+            from trajectory.query.names import near_line
 
             raise NotFound(near_line("pass", [p], ids) + f" (list them with {hint('traj passes')})")
     if pass_a is None and pass_b is None:
@@ -188,7 +188,7 @@ def shown_split(store: Store, diff: Diff, split: str) -> tuple[Diff, int]:
 
     Left out, a holdout run counts in none of the figures either (runs in both, first judged,
     score changes): the tune pool's diff counts what the viewer's /diff counts."""
-    from ..query import record_holdout_view, run_splits
+    from trajectory.query.sql import record_holdout_view, run_splits
 
     ids = [f.run_id for f in diff.flips] + list(diff.common_runs) + list(diff.first_runs)
     if not ids:

@@ -7,11 +7,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from trajectory.names import near_line
-from trajectory.rates import pass_rate
-
-from .changes import evidence, state_changes
-from .data import RUN_OUTCOMES, SORTS, VERDICT_OUTCOMES, NotFound, QueryError, StoreData, TrajError
+from trajectory.query.names import near_line
+from trajectory.query.rates import pass_rate
+from trajectory.view.changes import evidence, state_changes
+from trajectory.view.data import RUN_OUTCOMES, SORTS, VERDICT_OUTCOMES, NotFound, QueryError, StoreData, TrajError
 
 PER_PAGE = 50
 MAX_PER_PAGE = 500

@@ -11,7 +11,7 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
-from . import charts
+from trajectory.view import charts
 
 HERE = Path(__file__).parent
 TEMPLATES = HERE / "templates"
@@ -133,7 +133,7 @@ def _num(value: Any, digits: int = 0) -> str:
 
 
 def _pct(value: Any) -> str:
-    from trajectory.rates import percent
+    from trajectory.query.rates import percent
 
     return percent(value)
 
