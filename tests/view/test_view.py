@@ -212,7 +212,7 @@ def test_unknown_run_is_a_404_page_that_says_so(client):
     r = client.get("/runs/no-such-run")
     assert r.status_code == 404 and "no run 'no-such-run' in the tune pool" in r.text and "<h1>Not found</h1>" in r.text
     api = client.get("/api/runs/no-such-run")
-    assert api.status_code == 404 and api.json() == {"error": "no such run: no-such-run", "status": 404}
+    assert api.status_code == 404 and api.json()["status"] == 404 and api.json()["error"].startswith("no run 'no-such-run' in the tune pool")
     other = client.get("/nowhere")
     assert other.status_code == 404 and "no page at /nowhere" in other.text
 
