@@ -10,6 +10,7 @@ import pyarrow as pa
 from replay import RunState, view
 
 from trajectory import events as ev
+from trajectory.columns import declaration
 from trajectory.judging import load_events, load_state
 from trajectory.query.names import check_names
 from trajectory.query.sql import Views, record_holdout_view, run_filter
@@ -21,7 +22,7 @@ from trajectory.query.verdicts import current_verdict, overrides_of_run, pool_of
 
 def summary(event: ev.Event) -> str:
     """One line for an event: its kind and the fields the declaration marks to show."""
-    return ev.declaration().summary(event)
+    return declaration().summary(event)
 
 
 def timeline(
@@ -160,13 +161,15 @@ def list_runs(
 
 
 def run_query(
-    store: Store, sql: str, *, split: str = "tune", version: int | None = None, limits: QueryLimits | None = None
+    store: Store, sql: str, *, split: str = "tune", version: int | None = None, limits: QueryLimits | None = None,
+    record: bool = True,
 ) -> pa.Table:
     """A person's SQL over the views, sandboxed and within ``limits`` (time, rows, memory);
-    a holdout look is recorded."""
+    a holdout look is recorded (``record=False``: the caller records its own, as ``traj view``
+    records one per session)."""
     with Views(store, split=split, version=version, limits=limits) as views:
         table = views.user_query(sql)
-    if split == "holdout":
+    if split == "holdout" and record:
         record_holdout_view(store, "query", {"sql": sql})
     return table
 
