@@ -210,9 +210,9 @@ def test_time_travel_refuses_a_seq_the_run_does_not_have(client, at):
 
 def test_unknown_run_is_a_404_page_that_says_so(client):
     r = client.get("/runs/no-such-run")
-    assert r.status_code == 404 and "no run &#39;no-such-run&#39; in the tune pool" in r.text and "<h1>Not found</h1>" in r.text
+    assert r.status_code == 404 and "no run &#39;no-such-run&#39; in the store" in r.text and "<h1>Not found</h1>" in r.text
     api = client.get("/api/runs/no-such-run")
-    assert api.status_code == 404 and api.json()["status"] == 404 and api.json()["error"].startswith("no run 'no-such-run' in the tune pool")
+    assert api.status_code == 404 and api.json()["status"] == 404 and api.json()["error"].startswith("no run 'no-such-run' in the store")
     other = client.get("/nowhere")
     assert other.status_code == 404 and "no page at /nowhere" in other.text
 
