@@ -157,7 +157,7 @@ def mobilegym(
     store: StoreOpt = None,
 ) -> None:
     """Import a MobileGym run folder; its recorded verdicts become an `imported` pass."""
-    s = open_store(store, create=True)
+    s = open_store(store, create=True, json_=json_)
     with progress(f"importing {run_dir}", enabled=show_progress(json_), unit="episodes") as update:
         report, result, earlier = import_mobilegym(s, run_dir, batch=batch, command=command_line(), progress=update)
     counts = dict(result.counts) if result else {}

@@ -34,7 +34,7 @@ def otel(
     store: StoreOpt = None,
 ) -> None:
     """Import OpenTelemetry GenAI traces; their evaluation results become an `imported` pass."""
-    s = open_store(store, create=True)
+    s = open_store(store, create=True, json_=json_)
     with progress("importing", enabled=show_progress(json_), unit="files") as update:
         report = import_otel(s, files, suite=suite, task=task, batch=batch, command=command_line(),
                              progress=files_progress(update))

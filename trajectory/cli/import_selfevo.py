@@ -181,7 +181,7 @@ def selfevo(
         except OSError as exc:
             raise SchemaError(f"{file}: cannot read: {exc.strerror or exc}") from None
         source = file
-    s = open_store(store, create=True)
+    s = open_store(store, create=True, json_=json_)
     with progress(f"importing {source}", enabled=show_progress(json_), unit="lines") as update:
         report = import_selfevo(
             s, data, source, batch=batch or default_batch(file), start=_parse_at(at), model=model, progress=update

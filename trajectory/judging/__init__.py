@@ -19,7 +19,7 @@ import pyarrow.compute as pc
 from trajectory.query.sql import Views
 from trajectory.store.delta import Store, now_utc
 from trajectory.judging.diff import CheckChange, Diff, Flip, compare, diff_passes, dry_run_diff, render_diff
-from trajectory.judging.execution import JudgeTimeout, Judging, PassContext, StageHook, judge_on_workers, judge_state, run_with_budget
+from trajectory.judging.execution import SKIP, JudgeTimeout, Judging, PassContext, StageHook, judge_on_workers, judge_state, run_with_budget
 from trajectory.judging.passes import PassResult, current_rows, new_pass_id, pass_rows, passes, to_json, verdict_row, write_pass
 from trajectory.judging.incremental import current_version, stale_runs
 from trajectory.judging.partitions import Partition, restrict
@@ -136,11 +136,17 @@ def judge_runs(
     finally:
         judging.close()
     rows.sort(key=lambda r: r["run_id"])  # run order, however the partitions were cut
+    # A run whose suite or task cannot be resolved is not judged: it keeps its verdict (an
+    # imported one, say), and the pass says which names to register.
+    skipped = [r for r in rows if SKIP in r]
+    rows = [r for r in rows if SKIP not in r]
     result = PassResult(
         ctx.pass_id, started, now_utc(), rows, len(sel.open), False, versions,
         up_to_date=len(sel.finished) - len(finished), dry_run=dry_run,
         untrusted={n: resolver.untrusted[n] for n in sorted(untrusted)},
         untrusted_runs=sum(1 for s in sel.suites.values() if s in untrusted),
+        unresolved=[{"run_id": r["run_id"], "suite": r["suite"], "task": r["task"], "unknown": r[SKIP]}
+                    for r in skipped],
     )
     if not dry_run and rows:
         t = time.perf_counter()

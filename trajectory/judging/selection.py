@@ -17,6 +17,7 @@ from replay.state import Judgement, RunState
 
 from trajectory import events as ev
 from trajectory.errors import NotFound, QueryError
+from trajectory.query.names import check_names
 from trajectory.query.sql import Views, check_sql, run_filter, sql_str
 from trajectory.store.delta import Store
 from trajectory.judging.trust import JUDGEMENT_SUITE, trusted_runs
@@ -73,8 +74,9 @@ def select_runs(
     own = views is None
     views = views or Views(store, split=None)
     try:
+        check_names(views.con, suite=suite, batch=batch, run_ids=run_ids)
         if where and where_split is None:
-            # The condition is SQL: the whole statement goes through the sandbox.
+            # The condition is a person's SQL: the whole statement goes through the sandbox.
             check_sql(views.con, f"SELECT run_id FROM runs WHERE ({where})")
         try:
             table = views.con.sql(_ENDS_SQL.format(cond=cond), params=params).to_arrow_table()
@@ -131,6 +133,7 @@ def load_state(store: Store, run_id: str, at: int | None = None) -> RunState:
     """A stored run's state after events 0..at (the whole run without ``at``)."""
     events = load_events(store, [run_id])[run_id]
     if not events:
+        check_names(store, run_ids=[run_id])
         raise NotFound(f"no such run: {run_id}")
     if at is not None:
         if at < 0:

@@ -24,6 +24,7 @@ from trajectory.columns import Declaration, declaration
 from trajectory.errors import QueryError
 from trajectory.redact import redact_text
 from trajectory.query.limits import QueryLimits, apply_memory_limit, run_limited
+from trajectory.query.rates import PASS_RATES_SQL
 from trajectory.store.delta import TABLES, Store, now_utc
 from trajectory.runtime.people import current_user
 from trajectory.termsafe import json_safe, term_safe
@@ -218,6 +219,7 @@ class Views:
         self.con.execute(f"CREATE VIEW verdict_history AS SELECT * FROM _history_all{pool}")
         self.con.execute(f"CREATE VIEW _current_all AS {CURRENT_SQL}")
         self.con.execute(f"CREATE VIEW verdicts AS SELECT * FROM _current_all{pool}")
+        self.con.execute(f"CREATE VIEW pass_rates AS {PASS_RATES_SQL}")  # trajectory/rates.py
         self.con.execute("CREATE VIEW passes AS SELECT * FROM _passes")
         override_pool = "" if split is None else f" WHERE coalesce(s.split, 'tune') = {sql_str(split)}"
         self.con.execute(f"CREATE VIEW overrides AS {OVERRIDES_SQL}{override_pool}")
@@ -261,7 +263,7 @@ class Views:
 
 
 #: The views a person queries (the ones starting with _ are internal).
-VIEWS = ("events", "runs", "verdicts", "verdict_history", "passes", "overrides")
+VIEWS = ("events", "runs", "verdicts", "verdict_history", "passes", "overrides", "pass_rates")
 
 
 def unknown_table(message: str) -> str | None:
