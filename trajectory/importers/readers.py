@@ -13,8 +13,8 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..errors import SchemaError
-from . import Progress
+from ..errors import LimitError, SchemaError
+from . import Progress, bounded
 from . import inspect_log as il
 from . import otel
 from .writer import CHUNK, MappedRun, RecordedAnswer, Source
@@ -172,40 +172,47 @@ def inspect_sources(paths: Sequence[str | Path], progress: Progress | None = Non
         progress(len(files), len(files), None)
 
 
-def otel_sources(paths: Sequence[str | Path], progress: Progress | None = None, **options: Any) -> list[Source]:
-    """The OTLP files as sources: a file that cannot be read is its own failed source; the
-    traces of all readable files form one source, so a trace spread over files stays whole.
-    ``progress`` is told of each file as its reading starts."""
+def read_otel_files(paths: Sequence[str | Path], progress: Progress | None = None,
+                    limits: bounded.ImportLimits = bounded.DEFAULT) -> tuple[list[otel.Document], list[Source], list[str]]:
+    """The OTLP documents of the files named (folders searched), the files that cannot be read
+    as failed sources, and the names of the files read. ``progress`` is told of each file as its
+    reading starts."""
     docs: list[otel.Document] = []
     failed: list[Source] = []
     names = []
-    every = []
+    every: list[Path] = []
     for p in paths:
         path = Path(p)
-        every += sorted(f for f in path.rglob("*") if f.is_file()) if path.is_dir() else [path]
+        every += sorted(f for f in path.rglob("*") if not f.is_dir()) if path.is_dir() else [path]
+    spans = 0
     for i, f in enumerate(every):
         if progress is not None:
             progress(i, len(every), str(f))
         try:
-            data = f.read_bytes()
-        except OSError as exc:
-            failed.append(Source(str(f), error=f"{f}: cannot read: {exc.strerror or exc}"))
-            continue
-        try:
-            docs += otel.parse_file(data, str(f))
+            found = otel.parse_file(bounded.read_file(f, limits), str(f), limits)
+            spans += sum(len(d.spans) for d in found)
+            if spans > limits.max_items:
+                raise LimitError(f"{f}: more than {limits.max_items} spans in this import, over the limit")
         except SchemaError as exc:
             failed.append(Source(str(f), error=str(exc)))
             continue
+        docs += found
         names.append(str(f))
     if progress is not None:
         progress(len(every), len(every), None)
-    if not names:
-        return failed
+    return docs, failed, names
+
+
+def otel_source(docs: list[otel.Document], names: list[str], kept: dict[str, dict[str, otel.Span]] | None = None,
+                **options: Any) -> tuple[Source, otel.Traces | None]:
+    """The traces of all readable files as one source, so a trace spread over files stays
+    whole; ``kept`` holds the spans of pending traces read by earlier imports."""
+    name = names[0] if len(names) == 1 else f"{names[0]} (+{len(names) - 1} files)"
     try:
-        traces = otel.map_traces(docs, **options)
+        traces = otel.map_traces(docs, kept=kept, **options)
     except SchemaError as exc:
-        return [*failed, Source(names[0], error=str(exc))]
-    src = Source(names[0] if len(names) == 1 else f"{names[0]} (+{len(names) - 1} files)", version=otel.VERSION)
+        return Source(names[0], error=str(exc)), None
+    src = Source(name, version=otel.VERSION)
     src.runs = [MappedRun(t.run_id, f"trace {t.trace_id}", t.events, t.verdict) for t in traces.runs]
     src.open_traces = traces.open_traces
-    return [*failed, src]
+    return src, traces
