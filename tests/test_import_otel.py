@@ -107,7 +107,7 @@ def test_spans_over_lines_root_last_and_open_traces(tmp_path) -> None:
     # the exporter flushed the first four spans; the root has not arrived
     (tmp_path / "part.jsonl").write_text(jsonl(spans[:4]))
     r = traj("import", "otel", tmp_path / "part.jsonl", "--store", store)
-    assert r.exit_code == 0 and "1 open trace (no root span yet)" in r.output
+    assert r.exit_code == 0 and "1 trace pending (no root span yet)" in r.output
     assert current_rows(Store(store)) == {}
     (tmp_path / "all.jsonl").write_text(jsonl(spans[:4]) + jsonl(spans[4:], per_line=2))
     r = traj("import", "otel", tmp_path / "all.jsonl", "--store", store)
@@ -148,7 +148,9 @@ def test_one_model_call_trace_and_base64_ids(tmp_path) -> None:
 
 BAD = [
     ("not json", "{nope", "t.jsonl:1: not JSON"),
-    ("no resourceSpans", '{"x": 1}\n[1]', "t.jsonl:2: $: expected an OTLP/JSON object"),
+    # a document without resourceSpans is not an empty trace file (issue 23, item 2)
+    ("no resourceSpans", '{"x": 1}\n[1]', "t.jsonl:1: a JSON object with keys x, not OTLP/JSON traces"),
+    ("not an object", '{"resourceSpans": []}\n[1]', "t.jsonl:2: a JSON array of a JSON int, not OTLP/JSON traces"),
     ("bad trace id", json.dumps(document([{**agent_trace(TRACE)[0], "traceId": "xyz"}])),
      "t.jsonl:1: $.resourceSpans[0].scopeSpans[0].spans[0].traceId: expected a 32-digit hex id, got 'xyz'"),
     ("bad time", json.dumps(document([{**agent_trace(TRACE)[0], "startTimeUnixNano": "soon"}])),

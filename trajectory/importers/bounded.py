@@ -77,7 +77,7 @@ def check_regular(path: str | Path) -> None:
     try:
         st = os.stat(path)
     except FileNotFoundError:
-        raise SchemaError(f"{path}: no such file") from None
+        raise SchemaError(f"{path}: cannot read: no such file") from None
     except OSError as exc:
         raise SchemaError(f"{path}: cannot read: {exc.strerror or exc}") from None
     if not stat.S_ISREG(st.st_mode):

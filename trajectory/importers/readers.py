@@ -9,6 +9,7 @@ chunks that share one read of the zip directory. A log or a sample the reader re
 from __future__ import annotations
 
 import gc
+import zipfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -65,6 +66,7 @@ def inspect_log_files(paths: Sequence[str | Path]) -> list[str]:
                 raise SchemaError(f"{path}: no .eval or .json Inspect logs in this folder")
             out += names
         elif path.exists():
+            bounded.check_regular(path)  # a FIFO or a device would block or never end
             out.append(str(path))
         else:
             raise SchemaError(f"{path}: no such file or folder")
@@ -92,8 +94,34 @@ def read_inspect_log(path: str) -> Source:
             gc.enable()
 
 
-def _read_inspect_log(path: str) -> Source:
+def _bounded(path: str, limits: bounded.ImportLimits) -> None:
+    """Refuse a log past the limits, or with nothing of an Inspect log, before inspect-ai reads it
+    (its reader would unpack a zip bomb or recurse into any depth)."""
+    if path.endswith(".eval"):
+        bounded.check_zip(path, limits)
+        with zipfile.ZipFile(path) as z:
+            names = set(z.namelist())
+        if not names & {"header.json", "_journal/start.json"}:
+            raise SchemaError(f"{path}: a zip archive without an Inspect log header (header.json), "
+                              "not an Inspect .eval log")
+        samples = sum(1 for n in names if n.startswith("samples/"))
+        if samples > limits.max_items:
+            raise LimitError(f"{path}: {samples} samples, over the limit of {limits.max_items}")
+        return
+    value = bounded.load_json(bounded.read_file(path, limits), path, 1, limits)
+    if not isinstance(value, dict) or not isinstance(value.get("eval"), dict):
+        raise SchemaError(f"{path}: {bounded.format_of(value)}, not an Inspect log (expected a JSON log with "
+                          "an eval header, as inspect_ai writes with log_format='json')")
+    if isinstance(value.get("samples"), list) and len(value["samples"]) > limits.max_items:
+        raise LimitError(f"{path}: {len(value['samples'])} samples, over the limit of {limits.max_items}")
+
+
+def _read_inspect_log(path: str, limits: bounded.ImportLimits = bounded.DEFAULT) -> Source:
     api = _inspect_log_api()
+    try:
+        _bounded(path, limits)
+    except SchemaError as exc:
+        return Source(path, error=str(exc))
     try:
         header = api.read_eval_log(path, header_only=True)
         info = il.LogInfo.of(header)
