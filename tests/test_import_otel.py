@@ -57,7 +57,7 @@ def test_every_generation_maps_to_the_same_run(tmp_path, generation) -> None:
     assert (v["suite"], v["task"], v["mode"], v["outcome"]) == ("weather-service", "weather-bot", "text", "succeeded")
     model = "openai/gpt-4o-2024-08-06" if generation == "openinference" else "openai/gpt-4o"  # llm.model_name only
     assert v["agent"] == {"name": "weather-bot", "model": model}
-    assert v["actions"] == ["model", "get_weather", "agent:formatter", "model", "model"]
+    assert v["actions"] == ["model", "get_weather", "model", "model"]  # the formatter agent is structure (issue 23.3)
     # the agents' usage totals (999) are not counted again; cache reads are cached tokens
     assert v["tokens"] == {"input": 500, "output": 45, "cached": 100}
     assert v["answer"] == "Beijing is 20°C and cloudy."
@@ -112,7 +112,7 @@ def test_spans_over_lines_root_last_and_open_traces(tmp_path) -> None:
     (tmp_path / "all.jsonl").write_text(jsonl(spans[:4]) + jsonl(spans[4:], per_line=2))
     r = traj("import", "otel", tmp_path / "all.jsonl", "--store", store)
     assert r.exit_code == 0, r.output
-    assert show(store, f"otel:{TRACE}")["actions"] == ["model", "get_weather", "agent:formatter", "model", "model"]
+    assert show(store, f"otel:{TRACE}")["actions"] == ["model", "get_weather", "model", "model"]  # the formatter agent is structure (issue 23.3)
     r = traj("import", "otel", tmp_path / "all.jsonl", "--store", store, "--json")
     out = json.loads(r.output)
     assert out["sources"][0]["new_events"] == 0 and out["pass_id"] is None and len(passes(Store(store))) == 1

@@ -249,7 +249,7 @@ def _model_name(a: Mapping[str, Any], names: Iterable[str]) -> str | None:
 
 
 def _step(span: Span) -> dict[str, Any]:
-    """The step_taken fields of one span (kind, seq and ts are added by the caller)."""
+    """The step_taken fields of one model or tool span (kind, seq and ts are added by the caller)."""
     op, a = operation(span), span.attrs
     fields: dict[str, Any] = {"extra": _extra(span, op)}
     if op in MODEL_OPS:
@@ -270,17 +270,12 @@ def _step(span: Span) -> dict[str, Any]:
         result = first(a, ("gen_ai.tool.call.result", "output.value"))
         if result is not None:
             fields["extra"]["otel"]["result"] = _json(result)
-        fields.update(action=str(name), args=dict(args) if args else None,
+        fields.update(action=str(name), args=dict(args) if args is not None else None,  # {} stays {}
                       timing={"act_ms": _ms(span)} if _ms(span) else None)
-    elif op == "invoke_agent":
-        # An agent's usage totals repeat its model calls' usage: kept in extra, not counted.
-        fields.update(action=f"agent:{first(a, AGENT_NAME) or span.name}")
-    else:
-        fields.update(action=f"otel.{op}" if op else "otel.span", args={"name": span.name})
     return {k: v for k, v in fields.items() if v is not None}
 
 
-def _evaluations(spans: Iterable[Span]) -> list[Any]:
+def _evaluations(spans: Iterable[Span], answer: str | None) -> list[Any]:
     out = []
     for s in spans:
         for e in s.events:
@@ -292,7 +287,7 @@ def _evaluations(spans: Iterable[Span]) -> list[Any]:
                 str(a.get("gen_ai.evaluation.name") or "evaluation"),
                 score=score if isinstance(score, (int, float)) and not isinstance(score, bool) else None,
                 label=a.get("gen_ai.evaluation.score.label") if isinstance(a.get("gen_ai.evaluation.score.label"), str) else None,
-                explanation=a.get("gen_ai.evaluation.explanation")))
+                explanation=a.get("gen_ai.evaluation.explanation"), answer=answer))
     return out
 
 
@@ -302,6 +297,17 @@ def _root(spans: list[Span]) -> Span | None:
         return None
     agents = [s for s in roots if operation(s) == "invoke_agent"]
     return min(agents or roots, key=lambda s: (s.start_ns, s.span_id))
+
+
+def _frames(span: Span, by_id: Mapping[str, Span], root: Span) -> list[dict[str, Any]]:
+    """The spans around a step, outermost first, below the run's root span."""
+    out: list[dict[str, Any]] = []
+    parent = by_id.get(span.parent_id or "")
+    while parent is not None and parent is not root and len(out) < 1000:
+        ref = {"id": parent.span_id, "name": parent.name, "type": operation(parent)}
+        out.append({k: v for k, v in ref.items() if v is not None})
+        parent = by_id.get(parent.parent_id or "")
+    return out[::-1]
 
 
 def map_trace(trace_id: str, spans: list[Span], *, suite: str | None = None, task: str | None = None,
@@ -320,23 +326,39 @@ def map_trace(trace_id: str, spans: list[Span], *, suite: str | None = None, tas
     params = {k: v for k, v in (("trace_id", trace_id), ("root_span", root.name),
                                 ("conversation", first(ra, ("gen_ai.conversation.id", "session.id")))) if v}
     events: list[dict[str, Any]] = []
+    last = [root.start_ns]
 
     def add(kind: str, ns: int, **fields: Any) -> None:
-        events.append({"run_id": run_id, "seq": len(events), "ts": _iso(ns), "kind": kind,
+        # Times never run backwards within a run: a span that ends before one that started
+        # earlier keeps its own times in extra.otel; the event takes the time before it.
+        last[0] = max(last[0], ns)
+        events.append({"run_id": run_id, "seq": len(events), "ts": _iso(last[0]), "kind": kind,
                        **{k: v for k, v in fields.items() if v is not None}})
 
+    by_id = {s.span_id: s for s in spans}
+    is_step = {s.span_id for s in spans if operation(s) in MODEL_OPS or operation(s) == "execute_tool"}
+    if root_op not in MODEL_OPS and root_op != "execute_tool":
+        is_step.discard(root.span_id)
+    # Spans that are not model or tool calls (sub-agents, workflow steps, other libraries'
+    # spans) are structure: each step names the spans around it, and their details stay on
+    # run_started (extra.otel.structure), not as steps of their own.
+    structure = [_extra(s, operation(s))["otel"] for s in sorted(spans, key=lambda s: (s.start_ns, s.span_id))
+                 if s.span_id not in is_step and s is not root]
     resource = root.resource
     add("run_started", root.start_ns, suite=suite or str(resource.get("service.name") or "otel"),
         task=task or str(first(ra, AGENT_NAME) or root.name), params=params, goal=input_text(root), batch=batch,
         agent=agent or None, mode="text",
         extra={"otel": {k: v for k, v in _extra(root, root_op)["otel"].items() if k != "parent_span_id"}
-               | ({"resource": resource} if resource else {}) | ({"scope": root.scope} if root.scope else {})})
-    steps = [s for s in spans if s is not root]
-    if root_op in MODEL_OPS or root_op == "execute_tool":
-        steps.append(root)  # a trace of one model or tool call: that call is the run's step
+               | ({"resource": resource} if resource else {}) | ({"scope": root.scope} if root.scope else {})
+               | ({"structure": structure} if structure else {})})
+    # a trace of one model or tool call: that call (the root) is the run's step
+    steps = [s for s in spans if s.span_id in is_step]
     last_output = None
     for s in sorted(steps, key=lambda s: (s.start_ns, s.span_id)):
         step = _step(s)
+        around = _frames(s, by_id, root)
+        if around:
+            step["spans"] = around
         add("step_taken", s.start_ns, **step)
         if step.get("action") == "model" and step.get("thought"):
             last_output = step["thought"]
@@ -352,7 +374,7 @@ def map_trace(trace_id: str, spans: list[Span], *, suite: str | None = None, tas
         error = root.status_message or exc or ra.get("error.type") or "the root span ended with an error status"
     add("run_finished", max(root.end_ns, end), outcome="error" if failed else "succeeded",
         error=str(error) if error else None, metrics={"spans": len(spans)})
-    scored = _evaluations(spans)
+    scored = _evaluations(spans, answer)
     verdict = verdict_of(scored) if scored else None
     return TraceRun(trace_id, run_id, events, verdict)
 

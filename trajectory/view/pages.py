@@ -111,7 +111,7 @@ def time_travel(data: StoreData, run_id: str, at: int, last_seq: int, event: dic
     route = state.get("route") or {}
     return {"at": at, "last_seq": last_seq, "event": event, "state": state, "sheet": sheet,
             "app": route.get("app") or (screen or {}).get("app"),
-            "changes": state_changes(before, state), "screen": screen}
+            "changes": state_changes(before, state), "screen": screen, "panels": data.panels(run_id)}
 
 
 def run(data: StoreData, run_id: str, params: Mapping[str, str]) -> dict[str, Any]:
