@@ -67,10 +67,15 @@ def test_every_generation_maps_to_the_same_run(tmp_path, generation) -> None:
     tool = events[2]
     assert tool["args"] == {"city": "Beijing"} and tool["extra"]["otel"]["result"] == "20°C, cloudy"
     assert tool["timing"] == {"act_ms": 100.0}
-    # nested spans keep their parent, so the tree can be rebuilt
+    # nested spans keep their parent, so the tree can be rebuilt; the formatter agent is
+    # structure: named on the step inside it, its details kept on run_started
     root_id = events[0]["extra"]["otel"]["span_id"]
-    assert [e["extra"]["otel"]["parent_span_id"] for e in events[1:6]] == [root_id, root_id, root_id,
-                                                                           events[3]["extra"]["otel"]["span_id"], root_id]
+    (formatter,) = events[0]["extra"]["otel"]["structure"]
+    assert formatter["name"] == "invoke_agent formatter" and formatter["parent_span_id"] == root_id
+    assert [e["extra"]["otel"]["parent_span_id"] for e in events[1:5]] == [root_id, root_id, formatter["span_id"],
+                                                                           root_id]
+    assert [e.get("spans") for e in events[1:5]] == [
+        None, None, [{"id": formatter["span_id"], "name": "invoke_agent formatter", "type": "invoke_agent"}], None]
     assert events[1]["ts"].startswith("2026-04-05T02:00:00.1")
     assert events[1]["timing"] == {"model_ms": 200.0}
 
@@ -94,7 +99,9 @@ def test_evaluation_results_become_an_imported_pass(tmp_path) -> None:
     row = current_rows(Store(store))[f"otel:{TRACE}"]
     checks = {c["name"]: c for c in row["checks"]}
     assert list(checks) == ["tone", "relevance", "correctness"]  # span order, then event order
-    assert checks["relevance"]["passed"] and json.loads(checks["relevance"]["actual"]) == {"score": 0.9, "label": "pass"}
+    # actual is the answer evaluated; the score and label are the reason's rule (issue 23, item 3)
+    assert checks["relevance"]["passed"] and json.loads(checks["relevance"]["actual"]) == "Beijing is 20°C and cloudy."
+    assert checks["relevance"]["reason"] == "label 'pass'; stays on the question"
     assert not checks["tone"]["passed"] and checks["tone"]["reason"] == "label 'fail'; too terse"
     assert row["outcome"] == "fail" and row["score"] == pytest.approx((0.9 + 1.0 + 0.0) / 3)
     # evaluation events are not steps
