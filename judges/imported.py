@@ -61,7 +61,8 @@ def _reason(rule: str, answer: Any, explanation: Any) -> str:
     """The rule that graded the score, then the scorer's explanation unless it only repeats the
     answer (which is the check's ``actual``)."""
     parts = [rule]
-    if explanation not in (None, "") and _one_line(explanation) != _one_line(answer if answer is not None else ""):
+    said = _one_line(answer).casefold() if answer not in (None, "") else None
+    if explanation not in (None, "") and _one_line(explanation).casefold() != said:
         parts.append(_one_line(explanation))
     return "; ".join(parts)
 
