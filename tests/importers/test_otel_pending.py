@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from otel_sdk import OTLPJsonFile, provider, weather_agent
 from trajectory.cli.main import app
 from trajectory.importers import import_otel
-from trajectory.store import Store
+from trajectory.store.delta import Store
 
 CITIES = ["Beijing", "Lima", "Oslo"]
 

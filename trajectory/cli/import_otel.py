@@ -12,14 +12,14 @@ from typing import Annotated
 import typer
 
 from trajectory.importers import import_otel
-from trajectory.store import Store
+from trajectory.store.delta import Store
 from trajectory.termsafe import term_safe
 from trajectory.text import plural
 
-from .common import (
+from trajectory.cli.common import (
     JsonOpt, StoreOpt, command, command_line, echo_json, handle_errors, open_store, progress, show_progress,
 )
-from .import_inspect import echo_report, files_progress
+from trajectory.cli.import_inspect import echo_report, files_progress
 
 
 @handle_errors

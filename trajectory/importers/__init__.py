@@ -13,8 +13,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ..store import Store
-    from .writer import ImportReport
+    from trajectory.store.delta import Store
+    from trajectory.importers.writer import ImportReport
 
 #: ``progress(files done, files, file now read or None)``: what a progress bar shows of an import.
 Progress = Callable[[int, int, "str | None"], None]
@@ -24,8 +24,8 @@ def import_inspect(store: Store, paths: list[str], *, by: str | None = None, com
                    progress: Progress | None = None) -> ImportReport:
     """Import Inspect logs (``.eval``, ``.json``, folders of them); each log is written entirely
     or not at all, and a log imported before adds only what is new."""
-    from .readers import inspect_sources
-    from .writer import import_sources
+    from trajectory.importers.readers import inspect_sources
+    from trajectory.importers.writer import import_sources
 
     return import_sources(store, inspect_sources(paths, progress), importer="inspect", by=by, command=command,
                           filters={"logs": [str(p) for p in paths]})
@@ -37,9 +37,9 @@ def import_otel(store: Store, paths: list[str], *, suite: str | None = None, tas
     """Import OTLP/JSON trace files; the traces of all readable files are written together,
     with the spans kept from earlier imports of traces still waiting for their root span. The
     spans of traces whose root is still not there are kept in turn (``pending.py``)."""
-    from . import pending
-    from .readers import otel_source, read_otel_files
-    from .writer import import_sources
+    from trajectory.importers import pending
+    from trajectory.importers.readers import otel_source, read_otel_files
+    from trajectory.importers.writer import import_sources
 
     docs, failed, names = read_otel_files(paths, progress)
     filters = {"files": [str(p) for p in paths], "suite": suite, "task": task, "batch": batch}
@@ -54,8 +54,8 @@ def import_otel(store: Store, paths: list[str], *, suite: str | None = None, tas
     completed = [r.trace_id for r in traces.runs if r.trace_id in kept]
     late = pending.late_spans(store, traces.open_spans)  # rootless here, but their run is written
     waiting = {t: s for t, s in traces.open_spans.items() if t not in late}
-    from ..query import current_user
-    from ..store import now_utc
+    from trajectory.query.sql import current_user
+    from trajectory.store.delta import now_utc
 
     pending.keep(store, waiting, {t: kept.get(t, {}).keys() for t in waiting}, names,
                  by=by or current_user(), at=now_utc())

@@ -31,7 +31,7 @@ from typing import Any
 
 import msgspec
 
-from ..errors import LimitError, SchemaError
+from trajectory.errors import LimitError, SchemaError
 
 
 @dataclasses.dataclass(frozen=True)

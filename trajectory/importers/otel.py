@@ -33,9 +33,11 @@ from typing import Any
 from judges.base import Verdict
 from judges.imported import evaluation_check, verdict_of
 
-from ..errors import SchemaError
+from trajectory.errors import SchemaError
 # The spans as parsed; re-exported names are what the importer's readers and tests use.
-from .otel_wire import EXPECTED, Document, Span, SpanEvent, any_value, attributes, parse_document, parse_file  # noqa: F401
+from trajectory.importers.otel_wire import (  # noqa: F401
+    EXPECTED, Document, Span, SpanEvent, any_value, attributes, parse_document, parse_file,
+)
 
 VERSION = "otel-genai"
 MODEL_OPS = frozenset({"chat", "text_completion", "generate_content", "completion"})

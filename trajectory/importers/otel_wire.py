@@ -16,8 +16,8 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from ..errors import SchemaError
-from . import bounded
+from trajectory.errors import SchemaError
+from trajectory.importers import bounded
 
 _STATUS = {"STATUS_CODE_UNSET": 0, "STATUS_CODE_OK": 1, "STATUS_CODE_ERROR": 2}
 

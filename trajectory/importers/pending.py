@@ -24,7 +24,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .otel import Span, SpanEvent
+from trajectory.importers.otel import Span, SpanEvent
 
 KIND = "otel.pending"
 
