@@ -255,7 +255,8 @@ class StepTaken(Event, tag="step_taken"):
     timing: Annotated[Timing | None, doc("Milliseconds by phase.", column="")] = None
     spans: Annotated[
         list[SpanRef] | None,
-        doc("The spans the step ran inside, outermost first (imported logs and traces): structure, not steps."),
+        doc("The spans the step ran inside, outermost first, each {id, name, type} (imported Inspect logs "
+            "and OTel traces): structure, not steps."),
     ] = None
 
 

@@ -113,3 +113,10 @@ provider.shutdown()
     assert r.exit_code == 0, r.output
     out = json.loads(r.output)
     assert out["sources"][0]["new_runs"] == 1 and out["verdicts"] == {"pass": 1}
+
+
+def test_an_otlp_file_given_to_the_selfevo_importer_is_named(tmp_path) -> None:
+    otlp = tmp_path / "traces.jsonl"
+    otlp.write_text(json.dumps({"resourceSpans": []}) + "\n")
+    err = refused(traj("import", "selfevo", otlp, "--store", tmp_path / "store"), otlp)
+    assert "OTLP/JSON traces, not self-evolution trajectories" in err

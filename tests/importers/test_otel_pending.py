@@ -130,3 +130,26 @@ def test_any_grouping_with_roots_no_earlier_than_their_spans_gives_the_same_runs
     for tid in ids:
         got = [{k: v for k, v in e.items()} for e in events(tmp / "parts", f"otel:{tid}")]
         assert got == events(tmp / "one", f"otel:{tid}")
+
+
+def test_a_nested_agent_span_is_not_late_when_its_file_comes_again(tmp_path) -> None:
+    """Structure spans (a sub-agent) are part of the written run: importing their file again
+    after the run is written says nothing is late."""
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    exporter = OTLPJsonFile(a)
+    tracer = provider(exporter).get_tracer("agents")
+    with tracer.start_as_current_span("invoke_agent outer", attributes={"gen_ai.operation.name": "invoke_agent"}):
+        with tracer.start_as_current_span("invoke_agent helper", attributes={"gen_ai.operation.name": "invoke_agent",
+                                                                             "gen_ai.agent.name": "helper"}):
+            with tracer.start_as_current_span("chat m", attributes={"gen_ai.operation.name": "chat",
+                                                                    "gen_ai.request.model": "m"}):
+                pass
+        exporter.path = b
+    store = tmp_path / "store"
+    assert "1 trace pending" in traj("import", "otel", a, "--store", store).output
+    assert "1 pending trace completed" in traj("import", "otel", b, "--store", store).output
+    src = json.loads(traj("import", "otel", a, "--store", store, "--json").output)["sources"][0]
+    assert (src["late_spans"], src["open_traces"], src["known_runs"]) == (0, 0, 1)
+    (run,) = [json.loads(x)["run_id"] for x in traj("runs", "--store", store, "--json").output.splitlines()]
+    step = next(e for e in events(store, run) if e["kind"] == "step_taken")
+    assert [s["name"] for s in step["spans"]] == ["invoke_agent helper"]

@@ -69,6 +69,11 @@ def parse_lines(
         except SchemaError as exc:
             problems.append(str(exc))
             continue
+        if isinstance(obj, dict) and "task_id" not in obj and not out and not problems:
+            found = bounded.format_of(obj)
+            if not found.startswith(("a JSON object with keys", "an empty JSON object")):
+                raise SchemaError(f"{where}: {found}, not self-evolution trajectories (one JSON object with "
+                                  "task_id, steps, final_answer ... per line)")
         try:
             traj = parse_trajectory(obj, where)
         except SchemaError as exc:

@@ -134,6 +134,11 @@ def late_spans(store: Any, traces: Mapping[str, Sequence[Span]]) -> dict[str, in
     stored: dict[str, set[str]] = {}
     for run_id, data in zip(table.column("run_id").to_pylist(), table.column("data").to_pylist()):
         otel = (json.loads(data).get("extra") or {}).get("otel") or {}
-        if isinstance(otel, dict) and otel.get("span_id"):
-            stored.setdefault(run_id.removeprefix("otel:"), set()).add(otel["span_id"])
+        if not isinstance(otel, dict):
+            continue
+        ids = stored.setdefault(run_id.removeprefix("otel:"), set())
+        # the root and step spans, and the structure spans run_started keeps
+        for d in [otel, *(otel.get("structure") or [])]:
+            if isinstance(d, dict) and d.get("span_id"):
+                ids.add(d["span_id"])
     return {t: sum(s.span_id not in stored.get(t, set()) for s in traces[t]) for t in done}
