@@ -107,3 +107,12 @@ def test_the_viewer_shows_sheet_and_screen_panels_only_for_runs_that_have_them(i
         assert "What changed" in text_run
         grounded = c.get("/runs/grounded-1").text
         assert "<h3>AnswerSheet</h3>" in grounded and "Screen the agent saw" in grounded
+
+
+def test_the_readme_says_the_mock_model_downloads_a_tokenizer_and_how_to_run_offline() -> None:
+    """Issue 23, item 12: the log above was written offline because every custom output has its
+    usage; the README tells a new user so."""
+    text = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    section = text.split("### Inspect AI eval logs", 1)[1].split("### ", 1)[0]
+    assert "mockllm" in section and "tiktoken" in section and "o200k_base" in section
+    assert "ModelUsage(" in section and "offline" in section
