@@ -235,3 +235,12 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def view_pages(store: Path) -> dict[str, Any]:
+    """``traj view`` on the benchmark's store; a failure to start is reported, not raised, so
+    that the other figures survive it."""
+    try:
+        return {"status": "ok", **measure(store)}
+    except (OSError, RuntimeError, LookupError, ValueError) as exc:
+        return {"status": f"failed: {type(exc).__name__}: {exc}"}

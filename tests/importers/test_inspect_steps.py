@@ -20,7 +20,7 @@ from inspect_eval import write_logs  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 
 from trajectory.cli.main import app  # noqa: E402
-from trajectory.ingest.plain import ingest_bytes  # noqa: E402
+from trajectory.ingest.files import ingest_bytes  # noqa: E402
 from trajectory.store.delta import Store  # noqa: E402
 from trajectory.view.app import create_app  # noqa: E402
 from trajectory.view.data import StoreData  # noqa: E402

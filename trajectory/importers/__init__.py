@@ -9,15 +9,13 @@ import otel`` call.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING
+
+from trajectory.importers.readers import Progress
 
 if TYPE_CHECKING:
     from trajectory.store.delta import Store
     from trajectory.importers.writer import ImportReport
-
-#: ``progress(files done, files, file now read or None)``: what a progress bar shows of an import.
-Progress = Callable[[int, int, "str | None"], None]
 
 
 def import_inspect(store: Store, paths: list[str], *, by: str | None = None, command: str | None = None,
@@ -54,7 +52,7 @@ def import_otel(store: Store, paths: list[str], *, suite: str | None = None, tas
     completed = [r.trace_id for r in traces.runs if r.trace_id in kept]
     late = pending.late_spans(store, traces.open_spans)  # rootless here, but their run is written
     waiting = {t: s for t, s in traces.open_spans.items() if t not in late}
-    from trajectory.query.sql import current_user
+    from trajectory.runtime.people import current_user
     from trajectory.store.delta import now_utc
 
     pending.keep(store, waiting, {t: kept.get(t, {}).keys() for t in waiting}, names,

@@ -11,9 +11,7 @@ table folders, and the configuration frozen so that SQL cannot turn it back on.
 from __future__ import annotations
 
 import decimal
-import getpass
 import json
-import os
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -22,12 +20,12 @@ import pyarrow as pa
 
 from replay.batch import sql_str
 
-from trajectory import events as ev
-from trajectory.columns import Declaration
+from trajectory.columns import Declaration, declaration
 from trajectory.errors import QueryError
 from trajectory.redact import redact_text
 from trajectory.query.limits import QueryLimits, apply_memory_limit, run_limited
 from trajectory.store.delta import TABLES, Store, now_utc
+from trajectory.runtime.people import current_user
 from trajectory.termsafe import json_safe, term_safe
 
 SPLITS = ("tune", "holdout")
@@ -82,7 +80,7 @@ def runs_sql(decl: Declaration) -> str:
     return "SELECT\n    " + ",\n    ".join(cols) + "\nFROM events\nGROUP BY run_id\n"
 
 
-RUNS_SQL = runs_sql(ev.declaration())
+RUNS_SQL = runs_sql(declaration())
 
 # A verdict is in its run's pool (resolved at ingest, see run_split), whatever split the verdict
 # row itself carries: an older traj wrote the replayed state's, NULL for a run that did not say.
@@ -396,17 +394,6 @@ def record_holdout_view(store: Store, command: str, detail: dict[str, Any] | Non
         "data": [redact_text(json.dumps(detail or {}, ensure_ascii=False))],
     }
     store.append("meta", pa.table(row))
-
-
-def current_user() -> str:
-    """Who is recorded as doing something: ``$TRAJ_USER``, else the login name."""
-    if os.environ.get("TRAJ_USER"):
-        return os.environ["TRAJ_USER"]
-    try:
-        return getpass.getuser()
-    except (KeyError, OSError):
-        return "unknown"
-
 
 
 def holdout_views(store: Store) -> list[dict[str, Any]]:

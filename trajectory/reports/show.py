@@ -10,6 +10,7 @@ import pyarrow as pa
 from replay import RunState, view
 
 from trajectory import events as ev
+from trajectory.columns import declaration
 from trajectory.judging import load_events, load_state
 from trajectory.query.sql import Views, record_holdout_view, run_filter
 from trajectory.query.limits import QueryLimits
@@ -19,7 +20,7 @@ from trajectory.query.verdicts import current_verdict, overrides_of_run, pool_of
 
 def summary(event: ev.Event) -> str:
     """One line for an event: its kind and the fields the declaration marks to show."""
-    return ev.declaration().summary(event)
+    return declaration().summary(event)
 
 
 def timeline(

@@ -17,8 +17,9 @@ Part of the viewer's data layer (:mod:`.data`); nothing else of the viewer impor
 from __future__ import annotations
 
 from trajectory import events as ev
+from trajectory.columns import declaration
 
-_DECL = ev.declaration()
+_DECL = declaration()
 
 #: The runs view's columns that are read from the events' JSON text, not from a typed column.
 JSON_COLUMNS = tuple(name for name, column, _ in _DECL.finish_columns if not column)
