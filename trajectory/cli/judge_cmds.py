@@ -82,7 +82,8 @@ def reason_lines(result: PassResult) -> list[str]:
 def judge(
     suite: Annotated[str | None, typer.Option(help="Only runs of this suite.", metavar="SUITE")] = None,
     run: Annotated[list[str] | None, typer.Option("--run", help="Only this run.", metavar="RUN")] = None,
-    where: Annotated[str | None, typer.Option(help="SQL condition on the runs view.", metavar="SQL")] = None,
+    where: Annotated[str | None, typer.Option(help="SQL condition on the runs view of the --split pool (holdout: the look is recorded).",
+                                                 metavar="SQL")] = None,
     batch: Annotated[str | None, typer.Option(help="Only runs of this batch.", metavar="BATCH")] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Judge and show the diff; write nothing.")] = False,
     all_: Annotated[
@@ -155,7 +156,8 @@ def judge(
         if dry_run:
             raise LLMError("--llm records the model's answers; it cannot be combined with --dry-run")
         config = resolve_config(llm_base_url, llm_key, llm_model, **limits)
-        report = ask_and_record(s, resolver, config, suite=suite, run_ids=run, where=where, batch=batch)
+        report = ask_and_record(s, resolver, config, suite=suite, run_ids=run, where=where, batch=batch,
+                                where_split=split)
         typer.echo(report.line(), err=json_)
     with engine_cluster(engine, ray_address) as cluster, progress(
         "judging", enabled=show_progress(json_), unit="runs"
@@ -171,6 +173,7 @@ def judge(
             suite=suite,
             run_ids=run,
             where=where,
+            where_split=split,
             batch=batch,
             dry_run=dry_run,
             command=command_line(),
@@ -183,7 +186,9 @@ def judge(
     result, hidden = shown_pool(s, result, split)
     flips = dry_run_diff(s, result) if dry_run else None
     if json_:
-        echo_json({**judge_json(result, flips), "holdout_hidden": hidden})
+        echo_json({**judge_json(result, flips), "holdout_hidden": hidden,
+                   "untrusted": [{"suite": n, "line": line} for n, line in result.untrusted.items()]})
+        untrusted_exit(result)
         return
     typer.echo(result.summary())
     if hidden:
@@ -192,6 +197,17 @@ def judge(
         typer.echo(term_safe(line))  # stored reasons: control sequences shown, not obeyed
     if flips is not None:
         typer.echo(term_safe(render_diff(flips)))
+    untrusted_exit(result)
+
+
+def untrusted_exit(result: PassResult) -> None:
+    """Name each untrusted suite whose runs were left unjudged, and how to trust it; exit 1."""
+    if not result.untrusted:
+        return
+    for line in result.untrusted.values():
+        typer.echo(term_safe(f"not judged: {line}"), err=True)
+    typer.echo(f"{plural(result.untrusted_runs, 'run')} of untrusted suites left unjudged", err=True)
+    raise typer.Exit(1)
 
 
 @handle_errors

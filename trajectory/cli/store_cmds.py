@@ -291,6 +291,9 @@ def recover_(json_: JsonOpt = False, store: StoreOpt = None) -> None:
             typer.echo(f"{path.name}: writer still alive, left alone")
         elif report.rejected is not None:
             rejected += 1
+            if report.kept_at is None:  # not a journal at all (a FIFO, a link): never read
+                typer.echo(f"{path.name}: not sealed: {report.rejected}", err=True)
+                continue
             typer.echo(
                 f"{path.name}: not sealed whole: {report.rejected}; {plural(report.new, 'new event')} sealed; "
                 f"the journal is kept at {report.kept_at}",

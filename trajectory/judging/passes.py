@@ -108,6 +108,10 @@ class PassResult:
     versions: dict[str, str]  # suite name -> code version
     up_to_date: int = 0  # selected finished runs an incremental pass left with their verdicts
     dry_run: bool = False
+    #: Suites registered in the store that this machine has not trusted (name -> the line that
+    #: says how to trust it), and how many selected runs of theirs were left unjudged.
+    untrusted: dict[str, str] = dataclasses.field(default_factory=dict)
+    untrusted_runs: int = 0
 
     @property
     def counts(self) -> Counter[str]:

@@ -54,17 +54,27 @@ def select_runs(
     where: str | None = None,
     batch: str | None = None,
     views: Views | None = None,
+    where_split: str | None = None,
 ) -> Selection:
-    """Runs matching the filters (all pools: holdout runs are judged too, only shown apart)."""
+    """Runs matching the filters (all pools: holdout runs are judged too, only shown apart).
+
+    ``where_split``: the pool a person's ``where`` reads (``traj judge --where``, in the pool of
+    ``--split``): the condition sees that pool's views only, so nothing of the holdout pool
+    reaches its answer or its errors unless the pool is holdout, and then the look is recorded.
+    None: every pool (traj's own conditions, such as the demo's)."""
     cond, params = run_filter(suite=suite, batch=batch, run_ids=run_ids)
     cond += f" AND suite IS DISTINCT FROM {sql_str(JUDGEMENT_SUITE)}"
-    if where:
+    if where and where_split is not None:
+        chosen = runs_where(store, where, where_split)
+        cond += " AND list_contains(?, run_id)" if chosen else " AND FALSE"
+        params += [chosen] if chosen else []
+    elif where:
         cond += f" AND run_id IN (SELECT run_id FROM _runs_all WHERE ({where}))"
     own = views is None
     views = views or Views(store, split=None)
     try:
-        if where:
-            # The condition is a person's SQL: the whole statement goes through the sandbox.
+        if where and where_split is None:
+            # The condition is SQL: the whole statement goes through the sandbox.
             check_sql(views.con, f"SELECT run_id FROM runs WHERE ({where})")
         try:
             table = views.con.sql(_ENDS_SQL.format(cond=cond), params=params).to_arrow_table()
@@ -83,6 +93,21 @@ def select_runs(
         if missing:
             raise NotFound(f"no such run: {', '.join(missing[:5])}")
     return Selection(finished, open_, dict(zip(finished, ends.column("suite").to_pylist())), ends)
+
+
+def runs_where(store: Store, where: str, split: str) -> list[str]:
+    """The runs of pool ``split`` that a person's condition selects, evaluated on that pool's
+    views alone (holdout: the look is recorded first, whatever the condition then does)."""
+    from trajectory.query.sql import record_holdout_view
+
+    if split == "holdout":
+        record_holdout_view(store, "judge --where", {"where": where})
+    with Views(store, split=split) as pool:
+        try:
+            table = pool.user_query(f"SELECT DISTINCT run_id FROM runs WHERE ({where})")
+        except QueryError as exc:
+            raise QueryError(f"--where: {str(exc).splitlines()[0]}") from None
+    return sorted(table.column("run_id").to_pylist())
 
 
 def load_events(store: Store, run_ids: Sequence[str], version: int | None = None) -> dict[str, list[ev.Event]]:

@@ -481,10 +481,22 @@ def report_meta(store: Any, rows: Sequence[dict[str, Any]]) -> tuple[dict[str, A
             versions.update(json.loads(p.get("versions") or "{}"))
     resolver = SuiteResolver(store)
     suites = {r.get("suite") for r in rows}
-    device = any(type(resolver.get(n)).__module__.startswith("suites.device") for n in suites if n)
+    device = any(is_device_suite(resolver, n) for n in suites if n)
     meta = {"store": str(store.loc), "generated_at": now_utc(), "passes": shown,
             "judge_versions": {k: v for k, v in versions.items() if k in suites}}
     return meta, device
+
+
+def is_device_suite(resolver: Any, name: str) -> bool:
+    """Whether ``name`` is a real-device task set: a registered one's registration says so (a
+    report imports no registered code), a bundled one's module does."""
+    from trajectory.catalog.registrations import is_device
+
+    reg = resolver.registered().get(name)
+    if reg is not None:
+        return is_device(reg)
+    suite = resolver.builtin().get(name)
+    return suite is not None and type(suite).__module__.startswith("suites.device")
 
 
 def write_report(
@@ -544,7 +556,12 @@ def suite_report(store: Any, name: str, fmt: str = "md", *, split: str = "tune")
     from trajectory.judging import SuiteResolver
     from trajectory.query.sql import Views
 
-    suite = SuiteResolver(store).get(name)
+    from trajectory.errors import JudgeError
+
+    resolver = SuiteResolver(store)
+    suite = resolver.get(name)  # a registered suite only once trusted here: rendering runs its code
+    if name in resolver.untrusted:
+        raise JudgeError(f"not rendered: {resolver.untrusted[name]}")
     if not isinstance(suite, ReportRendering):
         raise NotFound(f"suite {name!r} has no report of its own; give --batch")
     if fmt not in suite.report_formats:

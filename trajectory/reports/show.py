@@ -154,13 +154,15 @@ def list_runs(
 
 
 def run_query(
-    store: Store, sql: str, *, split: str = "tune", version: int | None = None, limits: QueryLimits | None = None
+    store: Store, sql: str, *, split: str = "tune", version: int | None = None, limits: QueryLimits | None = None,
+    record: bool = True,
 ) -> pa.Table:
     """A person's SQL over the views, sandboxed and within ``limits`` (time, rows, memory);
-    a holdout look is recorded."""
+    a holdout look is recorded (``record=False``: the caller records its own, as ``traj view``
+    records one per session)."""
     with Views(store, split=split, version=version, limits=limits) as views:
         table = views.user_query(sql)
-    if split == "holdout":
+    if split == "holdout" and record:
         record_holdout_view(store, "query", {"sql": sql})
     return table
 
