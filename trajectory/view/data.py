@@ -307,16 +307,6 @@ class StoreData:
             raise NotFound(f"no such run: {run_id}")
         return mine[0]
 
-    def panels(self, run_id: str) -> dict[str, bool]:
-        """Which state panels a run has: the AnswerSheet (a grounded run, or one that set it)
-        and the screen (a run that read one); a text-mode import shows neither."""
-        (row,) = self.rows(
-            "SELECT count(*) FILTER (WHERE kind = 'sheet_changed') AS sheet, "
-            "count(*) FILTER (WHERE kind = 'screen_read') AS screen, "
-            "bool_or(kind = 'run_started' AND coalesce(mode, 'grounded') = 'grounded') AS grounded "
-            "FROM events WHERE run_id = $run_id", {"run_id": run_id})
-        return {"sheet": bool(row["sheet"] or row["grounded"]), "screen": bool(row["screen"])}
-
     def run_events(self, run_id: str, lo: int, hi: int) -> list[dict[str, Any]]:
         """The run's events with lo <= seq <= hi, as the spec's JSON objects."""
         return [json.loads(text) for text in self._event_texts(run_id, lo, hi)]
