@@ -110,6 +110,17 @@ def state_at(data: StoreData, run_id: str, at: int, last_seq: int,
     return time_travel(data, run_id, at, last_seq, event, state, before, screens)
 
 
+def panels(data: StoreData, run_id: str) -> dict[str, bool]:
+    """Which state panels a run has: the AnswerSheet (a grounded run, or one that set it) and
+    the screen (a run that read one); a text-mode import shows neither."""
+    (row,) = data.rows(
+        "SELECT count(*) FILTER (WHERE kind = 'sheet_changed') AS sheet, "
+        "count(*) FILTER (WHERE kind = 'screen_read') AS screen, "
+        "bool_or(kind = 'run_started' AND coalesce(mode, 'grounded') = 'grounded') AS grounded "
+        "FROM events WHERE run_id = $run_id", {"run_id": run_id})
+    return {"sheet": bool(row["sheet"] or row["grounded"]), "screen": bool(row["screen"])}
+
+
 def time_travel(data: StoreData, run_id: str, at: int, last_seq: int, event: dict[str, Any], state: dict[str, Any],
                 before: dict[str, Any] | None, screens: list[dict[str, Any]]) -> dict[str, Any]:
     """The time-travel panel's content from a replayed state and the one before it."""
@@ -121,7 +132,7 @@ def time_travel(data: StoreData, run_id: str, at: int, last_seq: int, event: dic
     route = state.get("route") or {}
     return {"at": at, "last_seq": last_seq, "event": event, "state": state, "sheet": sheet,
             "app": route.get("app") or (screen or {}).get("app"),
-            "changes": state_changes(before, state), "screen": screen}
+            "changes": state_changes(before, state), "screen": screen, "panels": panels(data, run_id)}
 
 
 def run(data: StoreData, run_id: str, params: Mapping[str, str]) -> dict[str, Any]:
