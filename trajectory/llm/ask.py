@@ -32,7 +32,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any
 
 from judges.contract import LLMJudged
 from replay import replay
@@ -52,12 +52,6 @@ class LLMError(TrajError, RuntimeError):
 
 class _TooLarge(Exception):
     """A reply over the size limit (reported as one line, not retried)."""
-
-
-class LLMRequest(Protocol):
-    judge: str
-    key: str
-    messages: Sequence[Mapping[str, str]]
 
 
 @dataclasses.dataclass(frozen=True)
