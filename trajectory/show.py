@@ -12,6 +12,7 @@ from replay import RunState, view
 from . import events as ev
 from .judging import load_events, load_state
 from .query import Views, record_holdout_view, run_filter
+from .errors import QueryError
 from .query_limits import QueryLimits
 from .store import Store
 from .verdicts import current_verdict, overrides_of_run, pool_of, verdict_history
@@ -155,10 +156,15 @@ def list_runs(
 def run_query(
     store: Store, sql: str, *, split: str = "tune", version: int | None = None, limits: QueryLimits | None = None
 ) -> pa.Table:
-    """A person's SQL over the views, sandboxed and within ``limits`` (time, rows, memory);
-    a holdout look is recorded."""
-    with Views(store, split=split, version=version, limits=limits) as views:
-        table = views.user_query(sql)
+    """A person's SQL over the views, sandboxed and within ``limits`` (time, rows, memory),
+    in a worker process that is killed at the limits (the one entry point of ``traj query`` and
+    ``traj view``); a holdout look is recorded."""
+    from .query import SPLITS
+    from .query_worker import answer
+
+    if split is not None and split not in SPLITS:
+        raise QueryError(f"--split must be one of {', '.join(SPLITS)}, got {split!r}")
+    table = answer(store, sql, split=split, version=version, limits=limits or QueryLimits())
     if split == "holdout":
         record_holdout_view(store, "query", {"sql": sql})
     return table
