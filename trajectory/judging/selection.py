@@ -17,7 +17,7 @@ from replay.state import Judgement, RunState
 
 from .. import events as ev
 from ..errors import NotFound, QueryError
-from ..query import Views, check_sql, run_filter, sql_str
+from ..query import Views, run_filter, sql_str
 from ..store import Store
 from ..trust import trusted_runs
 from .resolve import SuiteResolver
@@ -47,6 +47,20 @@ _ENDS_SQL = (
 )
 
 
+def where_runs(store: Store, where: str) -> pa.Table:
+    """The runs a person's ``--where`` condition selects (all pools), found as ``traj query``
+    answers: sandboxed, in a worker process stopped at the query limits (time and memory)."""
+    from trajectory.query_limits import MAX_ROWS, QueryLimits
+    from trajectory.query_worker import answer
+
+    limits = QueryLimits(max_rows=int(MAX_ROWS.high))
+    try:
+        return answer(store, f"SELECT DISTINCT run_id FROM runs WHERE ({where})", split=None, version=None,
+                      limits=limits)
+    except QueryError as exc:
+        raise QueryError(f"--where: {str(exc).splitlines()[0]}") from None
+
+
 def select_runs(
     store: Store,
     *,
@@ -59,14 +73,14 @@ def select_runs(
     """Runs matching the filters (all pools: holdout runs are judged too, only shown apart)."""
     cond, params = run_filter(suite=suite, batch=batch, run_ids=run_ids)
     cond += f" AND suite IS DISTINCT FROM {sql_str(JUDGEMENT_SUITE)}"
-    if where:
-        cond += f" AND run_id IN (SELECT run_id FROM _runs_all WHERE ({where}))"
+    chosen = where_runs(store, where) if where else None
+    if chosen is not None:
+        cond += " AND run_id IN (SELECT run_id FROM _where_runs)"
     own = views is None
     views = views or Views(store, split=None)
     try:
-        if where:
-            # The condition is a person's SQL: the whole statement goes through the sandbox.
-            check_sql(views.con, f"SELECT run_id FROM runs WHERE ({where})")
+        if chosen is not None:
+            views.con.register("_where_runs", chosen)
         try:
             table = views.con.sql(_ENDS_SQL.format(cond=cond), params=params).to_arrow_table()
         except Exception as exc:
