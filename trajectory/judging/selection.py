@@ -47,13 +47,17 @@ _ENDS_SQL = (
 )
 
 
+# The limits of a ``--where`` condition: ``traj query``'s defaults, any number of runs.
+WHERE_LIMITS: Any = None
+
+
 def where_runs(store: Store, where: str) -> pa.Table:
     """The runs a person's ``--where`` condition selects (all pools), found as ``traj query``
     answers: sandboxed, in a worker process stopped at the query limits (time and memory)."""
     from trajectory.query_limits import MAX_ROWS, QueryLimits
     from trajectory.query_worker import answer
 
-    limits = QueryLimits(max_rows=int(MAX_ROWS.high))
+    limits = WHERE_LIMITS or QueryLimits(max_rows=int(MAX_ROWS.high))
     try:
         return answer(store, f"SELECT DISTINCT run_id FROM runs WHERE ({where})", split=None, version=None,
                       limits=limits)
