@@ -512,15 +512,9 @@ def format_table(table: pa.Table, fmt: str = "table") -> str:
     if fmt == "jsonl":
         return json_safe("\n".join(json.dumps(r, ensure_ascii=False, default=json_default) for r in rows))
     if fmt == "csv":
-        import csv
-        import io
+        from .text import csv_line
 
-        buf = io.StringIO()
-        w = csv.writer(buf, lineterminator="\n")
-        w.writerow(names)
-        for r in rows:
-            w.writerow([_cell(r[n]) for n in names])
-        return buf.getvalue().rstrip("\n")
+        return "\n".join([csv_line(names)] + [csv_line([csv_cell(r[n]) for n in names]) for r in rows])
     if fmt != "table":
         raise QueryError(f"unknown format {fmt!r} (table, csv, json, jsonl)")
     cells = [[_cell(r[n]) for n in names] for r in rows]
@@ -550,6 +544,20 @@ def json_default(value: Any) -> Any:
         return value.hex()
     return str(value)
 
+
+
+def csv_cell(value: Any) -> str:
+    """A value as a CSV cell: whole (not cut to a terminal's width), exact (floats as Python
+    writes them: no digits lost), and never a formula a spreadsheet would evaluate."""
+    from .text import spreadsheet_safe
+
+    if value is None:
+        return ""
+    if isinstance(value, (dict, list)):
+        return spreadsheet_safe(json.dumps(value, ensure_ascii=False, default=json_default))
+    if hasattr(value, "isoformat"):
+        return value.isoformat()
+    return spreadsheet_safe(str(value))
 
 
 def _cell(value: Any) -> str:
