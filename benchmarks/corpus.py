@@ -24,8 +24,8 @@ from typing import Any
 import suites as suite_pkg
 from trajectory import events as ev
 from trajectory.demo import samples
-from trajectory.query import Views
-from trajectory.store import Store
+from trajectory.query.sql import Views
+from trajectory.store.delta import Store
 
 DEFAULT_SUITES = ("gui", "device", "selfevo")
 
@@ -75,7 +75,7 @@ def _cache_file(names: tuple[str, ...]) -> Path | None:
         return None
     digest = hashlib.sha256(repr(names).encode())
     roots = [Path(suite_pkg.__file__).parent / n for n in names if n in suite_pkg.BUILTIN]
-    sources = [Path(ev.__file__), Path(ev.__file__).with_name("recorder.py")]
+    sources = [Path(ev.__file__), Path(ev.__file__).parent / "ingest" / "recorder.py"]
     sources += sorted(Path(samples.__file__).parent.glob("*.py"))
     for root in roots:
         sources += sorted(p for p in root.rglob("*") if p.is_file() and p.suffix in (".py", ".json", ".jsonl"))

@@ -12,9 +12,9 @@ import tempfile
 import time
 from pathlib import Path
 
-import trajectory.ingest as ingest
+import trajectory.ingest.plain as ingest
 from trajectory import events as ev
-from trajectory.jsonkeys import duplicate_key
+from trajectory.ingest.jsonkeys import duplicate_key
 
 from .corpus import write
 

@@ -22,7 +22,7 @@ import pyarrow as pa
 
 from replay.batch import batch_sql, detail_sql, sql_str
 from trajectory.judging import SuiteResolver, select_runs
-from trajectory.store import Store
+from trajectory.store.delta import Store
 
 
 def judge_floor(store: Store, threads: int, repeat: int = 3) -> dict[str, Any]:

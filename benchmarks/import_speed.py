@@ -131,7 +131,7 @@ def measure(samples: int) -> dict[str, Any]:
 
     from trajectory.importers import import_inspect
     from trajectory.importers import inspect_log as il
-    from trajectory.store import Store
+    from trajectory.store.delta import Store
 
     path, info = _log(samples)
     work = Path(tempfile.mkdtemp(prefix="traj-import-bench-"))

@@ -12,9 +12,9 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from trajectory.ingest import Workers, ingest_bytes
+from trajectory.ingest.plain import Workers, ingest_bytes
 from trajectory.judging import SuiteResolver
-from trajectory.store import Store
+from trajectory.store.delta import Store
 
 from .procmem import tree_rss_kb
 

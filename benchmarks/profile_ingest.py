@@ -17,9 +17,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from trajectory.ingest import Workers, ingest_bytes
+from trajectory.ingest.plain import Workers, ingest_bytes
 from trajectory.judging import SuiteResolver
-from trajectory.store import Store
+from trajectory.store.delta import Store
 
 from . import corpus
 

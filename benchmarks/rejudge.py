@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from trajectory import judging
-from trajectory.store import Store
+from trajectory.store.delta import Store
 
 from .procmem import status_kb, tree_rss_kb
 
@@ -123,7 +123,7 @@ def one_task_changed(store: Store, suite_name: str = "device") -> tuple[judging.
     import suites as suite_pkg
     from msgspec.structs import replace
 
-    from trajectory.query import Views
+    from trajectory.query.sql import Views
 
     with Views(store, split=None) as views:
         rows = views.con.execute(

@@ -7,9 +7,9 @@ import json
 import tempfile
 from pathlib import Path
 
-from trajectory.ingest import ingest_bytes
+from trajectory.ingest.plain import ingest_bytes
 from trajectory.judging import SuiteResolver, judge_runs
-from trajectory.store import Store
+from trajectory.store.delta import Store
 
 from . import corpus
 

@@ -28,7 +28,7 @@ import urllib.parse
 from pathlib import Path
 from typing import Any
 
-from trajectory.store import Store
+from trajectory.store.delta import Store
 
 QUERY = "SELECT suite, task, count(*) AS runs FROM verdicts GROUP BY ALL ORDER BY ALL"
 

@@ -15,7 +15,7 @@ tokens. A token is a value with its span and what the text says about it:
 ``ranged``    one end of a range: 10:00-22:00, 20到25度
 ``paren``     inside parentheses (a restatement: 明天（4月6日）)
 
-Decisions, each pinned by the named cases in tests/test_tokens.py:
+Decisions, each pinned by the named cases in tests/core/test_tokens.py:
 
 * Numbers are maximal runs of digits with their sign (负5, 零下5, −5, –5 and -5 are -5; 03-16
   is no -16), thousands separators (groups of exactly three digits), a decimal part and a scale

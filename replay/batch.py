@@ -157,7 +157,7 @@ def detail_sql(reads: Reads | dict[str, Reads], source: str = "events", decl: An
     suite reads. Ordered by run and seq.
 
     Three plain selections, each a filter the Parquet reader can push down: with the events
-    table's files sorted by kind (see trajectory/ingest.py), the row groups of the common kinds
+    table's files sorted by kind (see trajectory/ingest/plain.py), the row groups of the common kinds
     are skipped without reading their whole events.
     """
     decl = decl or _DECL

@@ -4,17 +4,24 @@ import os
 import sys
 from pathlib import Path
 
+from typing import TYPE_CHECKING
+
 import pytest
+
+if TYPE_CHECKING:
+    from trajectory.store.delta import Store
 
 # Tests live in folders by part (tests/core, tests/system, ...); their shared helpers stay in
 # tests/ itself, importable from every folder.
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from trajectory.store import Store
 
 
 @pytest.fixture
 def store(tmp_path) -> Store:
+    # Imported here, not above: the fast lane (tests/core) never loads the store.
+    from trajectory.store.delta import Store
+
     return Store(tmp_path / "store")
 
 

@@ -13,8 +13,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import crash_worker as cw
 from procs import Proc
-from trajectory.ingest import ingest_bytes, parse
-from trajectory.store import Store
+from trajectory.ingest.plain import ingest_bytes, parse
+from trajectory.store.delta import Store
 
 SEED = int(os.environ.get("TRAJ_CRASH_SEED", "20260405"))
 SCALE = float(os.environ.get("TRAJ_CRASH_SCALE", "1"))

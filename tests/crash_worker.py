@@ -156,7 +156,7 @@ def _range(text: str) -> range:
 
 
 def do_ingest(store: Any, args: argparse.Namespace) -> None:
-    from trajectory.ingest import ingest_bytes
+    from trajectory.ingest.plain import ingest_bytes
 
     for k in _range(args.batches):
         r = ingest_bytes(store, batch_bytes(args.seed, k, complete=args.complete), f"batch-{args.seed}-{k}")
@@ -164,7 +164,7 @@ def do_ingest(store: Any, args: argparse.Namespace) -> None:
 
 
 def do_record(store: Any, args: argparse.Namespace) -> None:
-    from trajectory.recorder import Recorder
+    from trajectory.ingest.recorder import Recorder
 
     for i in range(args.runs):
         run_id = recorder_run_id(args.seed, i)
@@ -195,7 +195,7 @@ def do_judge(store: Any, args: argparse.Namespace) -> None:
 
 
 def do_compact(store: Any, args: argparse.Namespace) -> None:
-    from trajectory.ingest import ingest_bytes
+    from trajectory.ingest.plain import ingest_bytes
 
     for k in _range(args.batches):
         ingest_bytes(store, batch_bytes(args.seed, k), f"batch-{args.seed}-{k}")
@@ -206,7 +206,7 @@ def do_compact(store: Any, args: argparse.Namespace) -> None:
 
 def do_race(store: Any, args: argparse.Namespace) -> None:
     from trajectory.errors import ConflictError
-    from trajectory.ingest import ingest_bytes
+    from trajectory.ingest.plain import ingest_bytes
 
     data = ("\n".join(run_lines(args.run, variant=args.variant)) + "\n").encode()
     try:
@@ -235,7 +235,7 @@ def main(argv: list[str] | None = None) -> None:
 
     # A test that finds this process hung sends SIGUSR1 for the threads' stacks before it kills.
     faulthandler.register(signal.SIGUSR1, all_threads=True)
-    from trajectory.store import Store
+    from trajectory.store.delta import Store
 
     store = Store(args.store)
     say("ready")

@@ -10,7 +10,7 @@ from typing import Any
 from replay import replay
 from replay.state import Judgement, RunState
 from suites.selfevo import load
-from trajectory.demo.samples.selfevo import trajectories
+from suites.selfevo.agent import trajectories
 from suites.selfevo.trajectories import parse_trajectory, to_events
 
 START = _dt.datetime(2026, 1, 1, tzinfo=_dt.timezone.utc)

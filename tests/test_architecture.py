@@ -16,9 +16,9 @@ ROOT = Path(__file__).resolve().parent.parent
 # What the pure core must never load (the store, SQL, Arrow, the CLI, the network, our clock).
 FORBIDDEN = (
     "deltalake", "duckdb", "pyarrow", "polars", "typer", "click", "urllib.request", "http.client",
-    "socket", "ssl", "trajectory.store", "trajectory.location", "trajectory.backend", "trajectory.ingest",
-    "trajectory.query", "trajectory.judging", "trajectory.recorder", "trajectory.llm", "trajectory.cli",
-    "trajectory.tables", "trajectory.report",
+    "socket", "ssl", "trajectory.store", "trajectory.ingest", "trajectory.query", "trajectory.judging",
+    "trajectory.llm", "trajectory.cli", "trajectory.reports", "trajectory.runtime", "trajectory.catalog",
+    "trajectory.importers", "trajectory.engines", "trajectory.view", "trajectory.demo",
 )
 
 CORE = ["replay", "judges", "suites", "suites.example", "suites.selfevo", "suites.device", "suites.gui",

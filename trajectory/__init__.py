@@ -13,9 +13,9 @@ _LAZY = {
     "SchemaError": ("errors", "SchemaError"),
     "StoreError": ("errors", "StoreError"),
     "TrajError": ("errors", "TrajError"),
-    "Recorder": ("recorder", "Recorder"),
-    "recover": ("recorder", "recover"),
-    "Store": ("store", "Store"),
+    "Recorder": ("ingest.recorder", "Recorder"),
+    "recover": ("ingest.recorder", "recover"),
+    "Store": ("store.delta", "Store"),
 }
 
 
@@ -30,8 +30,8 @@ def __getattr__(name: str) -> Any:
 
 def state_at(store: Any, run_id: str, seq: int | None = None):  # noqa: ANN201 - replay.RunState
     """The replayed state of a stored run after events 0..seq (the whole run without seq)."""
-    from .judging import load_state
-    from .store import Store
+    from trajectory.judging import load_state
+    from trajectory.store.delta import Store
 
     return load_state(store if isinstance(store, Store) else Store(store), run_id, seq)
 

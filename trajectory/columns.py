@@ -5,9 +5,9 @@ of the event types (:func:`trajectory.events.doc`) it derives
 
 - the typed columns of the events table (name, type, which kinds fill them, from which JSON
   path), the run columns copied from ``run_started`` onto every event, and the figures summed
-  per run — the Arrow schema (``trajectory/store.py``), the columns ingest builds
-  (``trajectory/ingest.py``), the batch replay's aggregates (``replay/batch.py``) and the
-  ``runs`` view (``trajectory/query.py``) are made from these;
+  per run — the Arrow schema (``trajectory/store/delta.py``), the columns ingest builds
+  (``trajectory/ingest/plain.py``), the batch replay's aggregates (``replay/batch.py``) and the
+  ``runs`` view (``trajectory/query/sql.py``) are made from these;
 - the one-line summary of an event that ``traj show`` prints.
 
 Everything is computed from the event types it is given, so a copy of the declaration (a test
@@ -327,7 +327,7 @@ def update_doc(path: str) -> bool:
     """Rewrite the generated part of a doc; whether it changed."""
     from pathlib import Path
 
-    from . import events as ev
+    from trajectory import events as ev
 
     p = Path(path)
     text = p.read_text(encoding="utf-8")

@@ -529,7 +529,7 @@ def declaration():  # noqa: ANN201 - trajectory.columns.Declaration
     """The columns and summaries derived from these event types (``trajectory/columns.py``)."""
     global _DECLARATION
     if _DECLARATION is None:
-        from .columns import Declaration
+        from trajectory.columns import Declaration
 
         _DECLARATION = Declaration(EVENT_TYPES)
     return _DECLARATION

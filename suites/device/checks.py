@@ -423,7 +423,7 @@ def _shows_text(needle: str, text: str) -> bool:
     a time is compared by its meaning, like answer_grounded: 06:40 is on "6:40", "06:40" and
     "上午6:40", never on "16:40", "18:40" or "6:40 下午".
 
-    Equal to `_shows_text_plain` (tests/test_screen_prefilter.py holds them equal), without
+    Equal to `_shows_text_plain` (tests/core/test_screen_prefilter.py holds them equal), without
     scanning most screens: a phrase is found in the folded text alone (``phrase_hits`` with
     ``asserted=False`` reads nothing else), and a time needle scans only a screen where the
     clock finder already reads the wanted time (the scan's time tokens are a subset of those)."""

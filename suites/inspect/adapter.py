@@ -82,7 +82,7 @@ class JudgementMissing(Exception):
 
 @dataclass(frozen=True)
 class LLMRequest:
-    """A grader prompt ``traj judge --llm`` can ask and record (see ``trajectory/llm.py``)."""
+    """A grader prompt ``traj judge --llm`` can ask and record (see ``trajectory/llm/ask.py``)."""
 
     judge: str
     key: str

@@ -5,7 +5,7 @@ and the scorer suite computes them from the calls its scorers make while re-judg
 the messages as Inspect hands them to a model API (``ModelEvent.input``), in JSON form.
 
 The key hashes the prompt, not the model: like the LLM judge's other answers (see
-``trajectory/llm.py``), an answer is found by judge and prompt, and the model that gave it is
+``trajectory/llm/ask.py``), an answer is found by judge and prompt, and the model that gave it is
 recorded next to it. ``occurrence`` numbers identical prompts within one run's scoring (a
 majority-vote scorer asks the same thing three times and may get three answers).
 """

@@ -1,6 +1,6 @@
 """The suite's own report: the per-task x per-layer table, rendered from verdict rows.
 
-The shell runs the query (``traj report --suite selfevo``, trajectory/report.py) and gives the
+The shell runs the query (``traj report --suite selfevo``, trajectory/reports/report.py) and gives the
 suite's current verdict rows; this module only reads their ``details`` and renders. One row per
 first attempt (the verdict of a pair lives there): task, domain, profile, the four layer scores
 and the overall, ``n/a`` where a layer has no score. Formats: ``md`` (default), ``csv``,

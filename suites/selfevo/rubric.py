@@ -2,7 +2,7 @@
 
 Pure. The judge never calls a model: it builds the prompt, hashes it into a key, and looks the
 key up among the judgements recorded in the store (``traj judge --llm`` asks the model and
-records the answers; see trajectory/llm.py). The same prompt always gives the same key, so a
+records the answers; see trajectory/llm/ask.py). The same prompt always gives the same key, so a
 recorded answer is found again by every later judging.
 """
 

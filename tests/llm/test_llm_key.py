@@ -10,7 +10,7 @@ import threading
 import pytest
 
 from test_llm_hostile import Hostile, chat_bytes
-from trajectory.llm import ChatClient, LLMConfig, LLMError
+from trajectory.llm.ask import ChatClient, LLMConfig, LLMError
 
 MSGS = [{"role": "user", "content": "hi"}]
 # Keys shaped like no known key: nothing but the configured value can find them.

@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from helpers import example_run, jsonl
-from trajectory.ingest import ingest_bytes
-from trajectory.store import Store
+from trajectory.ingest.plain import ingest_bytes
+from trajectory.store.delta import Store
 
 MiB = 1024**2
 # The most a command's processes may hold together before the test kills them: far above what a
@@ -144,7 +144,7 @@ def test_judge_where_has_the_query_time_limit(small: Store, monkeypatch) -> None
     import trajectory.judging.selection as selection
     from trajectory.errors import QueryError
     from trajectory.judging.selection import select_runs
-    from trajectory.query_limits import QueryLimits
+    from trajectory.query.limits import QueryLimits
 
     # The same limits as `traj query` (its defaults in use; lowered here for the test).
     monkeypatch.setattr(selection, "WHERE_LIMITS", QueryLimits(timeout=1, max_rows=100, memory=2048 * MiB),

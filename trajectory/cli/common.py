@@ -17,12 +17,12 @@ import typer
 import typer.core
 import typer.main
 
-from trajectory import interrupts
+from trajectory.runtime import interrupts
 from trajectory.errors import NotFound, TrajError
-from trajectory.query import json_default
+from trajectory.query.sql import json_default
 from trajectory.redact import redact_argv, redact_text
-from trajectory.store import Store, default_store_path
-from trajectory.diskfault import disk_fault
+from trajectory.store.delta import Store, default_store_path
+from trajectory.runtime.diskfault import disk_fault
 from trajectory.termsafe import json_safe
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -219,7 +219,7 @@ def progress(label: str, *, enabled: bool, unit: str = "runs", total: int | None
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskProgressColumn, TextColumn
 
-    from .progress_columns import RateColumn
+    from trajectory.cli.progress_columns import RateColumn
 
     bar = Progress(
         TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(), MofNCompleteColumn(), RateColumn(unit),

@@ -8,7 +8,7 @@ import typer
 
 from trajectory.demo import run_demo
 
-from .common import JsonOpt, StoreOpt, command, echo_json, handle_errors, open_store
+from trajectory.cli.common import JsonOpt, StoreOpt, command, echo_json, handle_errors, open_store
 
 
 @handle_errors

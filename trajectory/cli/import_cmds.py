@@ -10,7 +10,7 @@ import importlib
 
 import typer
 
-from .common import sub_app
+from trajectory.cli.common import sub_app
 
 import_app = sub_app("Import runs recorded by other harnesses.")
 

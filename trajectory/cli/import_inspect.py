@@ -16,7 +16,7 @@ from trajectory.importers.writer import ImportReport
 from trajectory.redact import redact_text
 from trajectory.termsafe import term_safe
 
-from .common import JsonOpt, StoreOpt, command, command_line, echo_json, handle_errors, open_store, progress, show_progress
+from trajectory.cli.common import JsonOpt, StoreOpt, command, command_line, echo_json, handle_errors, open_store, progress, show_progress
 
 
 def echo_report(report: ImportReport, json_: bool) -> None:

@@ -21,11 +21,11 @@ from replay import replay
 from suites.gui import mobilegym as mg
 from trajectory import events as ev
 from trajectory.errors import SchemaError
-from trajectory.ingest import IngestReport, ingest_events, parse
+from trajectory.ingest.plain import IngestReport, ingest_events, parse
 from trajectory.judging import PassResult, SuiteResolver, new_pass_id, passes, verdict_row, write_pass
-from trajectory.store import Store, now_utc
+from trajectory.store.delta import Store, now_utc
 
-from .common import (
+from trajectory.cli.common import (
     JsonOpt, StoreOpt, command, command_line, echo_json, handle_errors, open_store, progress, show_progress,
 )
 

@@ -13,8 +13,8 @@ import typer
 
 from trajectory.importers import import_otel
 
-from .common import JsonOpt, StoreOpt, command, command_line, handle_errors, open_store, progress, show_progress
-from .import_inspect import echo_report, files_progress
+from trajectory.cli.common import JsonOpt, StoreOpt, command, command_line, handle_errors, open_store, progress, show_progress
+from trajectory.cli.import_inspect import echo_report, files_progress
 
 
 @handle_errors

@@ -31,10 +31,10 @@ import typer
 from suites.selfevo.trajectories import Trajectory, imported_otherwise_before, parse_trajectory, to_events
 from trajectory.errors import ConflictError, SchemaError
 from trajectory.events import Event, RunFinished
-from trajectory.ingest import IngestReport, ingest_events, parsed_from_events, stored_event
-from trajectory.store import Store
+from trajectory.ingest.plain import IngestReport, ingest_events, parsed_from_events, stored_event
+from trajectory.store.delta import Store
 
-from .common import JsonOpt, StoreOpt, command, echo_json, handle_errors, open_store, progress, show_progress
+from trajectory.cli.common import JsonOpt, StoreOpt, command, echo_json, handle_errors, open_store, progress, show_progress
 
 # The schema carries no times; runs start here unless --at says otherwise.
 DEFAULT_START = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)

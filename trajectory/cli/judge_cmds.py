@@ -18,11 +18,11 @@ from trajectory.judging import (
 from trajectory.judging.diff import shown_split
 from trajectory.judging.passes import PassResult
 from trajectory.errors import QueryError
-from trajectory.query import SPLITS, format_table, record_holdout_view
+from trajectory.query.sql import SPLITS, format_table, record_holdout_view
 from trajectory.text import plural
 from trajectory.termsafe import term_safe
 
-from .common import (
+from trajectory.cli.common import (
     EngineOpt, JsonOpt, RayAddressOpt, StoreOpt, command, command_line, echo_json, engine_cluster, handle_errors,
     open_store, progress, show_progress,
 )
@@ -30,7 +30,7 @@ from .common import (
 
 def verdict_json(row: dict[str, Any]) -> dict[str, Any]:
     """One verdict of a pass as ``traj judge --json`` prints it (docs/cli.md)."""
-    from trajectory.verdicts import decode_row
+    from trajectory.query.verdicts import decode_row
 
     v = decode_row(row)
     return {k: v[k] for k in ("run_id", "suite", "task", "batch", "outcome", "score", "reason", "judge_version",
@@ -148,7 +148,7 @@ def judge(
     }
     limits = {k: v for k, v in limits.items() if v is not None}
     if llm or llm_base_url or llm_key or llm_model or limits:
-        from trajectory.llm import LLMError, ask_and_record, resolve_config
+        from trajectory.llm.ask import LLMError, ask_and_record, resolve_config
 
         if not llm:
             raise LLMError("--llm-base-url, --llm-key, --llm-model and the other --llm-* options go with --llm")

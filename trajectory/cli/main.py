@@ -34,7 +34,7 @@ def build_app() -> Any:
 
     import typer
 
-    from .common import APP_SETTINGS, root
+    from trajectory.cli.common import APP_SETTINGS, root
 
     app = typer.Typer(name="traj", **APP_SETTINGS)
     app.callback()(root)
@@ -93,7 +93,7 @@ def main() -> None:
     """
     import os
 
-    from trajectory import interrupts
+    from trajectory.runtime import interrupts
 
     interrupts.install()
     code: Any = 0

@@ -16,14 +16,14 @@ from typing import Annotated, Any
 import pyarrow as pa
 import typer
 
-from trajectory import interrupts
+from trajectory.runtime import interrupts
 from trajectory.errors import NotFound, TrajError
 from trajectory.judging import current_rows, load_state
-from trajectory.query import SPLITS, record_holdout_view
-from trajectory.store import OVERRIDES_SCHEMA, Store, now_utc
-from trajectory.verdicts import pool_of
+from trajectory.query.sql import SPLITS, record_holdout_view
+from trajectory.store.delta import OVERRIDES_SCHEMA, Store, now_utc
+from trajectory.query.verdicts import pool_of
 
-from .common import StoreOpt, command, echo_json, handle_errors, open_store
+from trajectory.cli.common import StoreOpt, command, echo_json, handle_errors, open_store
 
 TO_OUTCOMES = ("pass", "fail")
 _CATEGORY_RE = re.compile(r"^[a-z][a-z0-9_]*$")

@@ -1,5 +1,5 @@
 """``traj report``: a batch's summary.md, scores.jsonl and metrics.json, or a suite's own table
-(see trajectory/report.py)."""
+(see trajectory/reports/report.py)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from typing import Annotated
 import typer
 
 from trajectory.errors import NotFound
-from trajectory.report import suite_report, write_report
+from trajectory.reports.report import suite_report, write_report
 
-from .common import JsonOpt, StoreOpt, command, echo_json, handle_errors, open_store, progress, show_progress
+from trajectory.cli.common import JsonOpt, StoreOpt, command, echo_json, handle_errors, open_store, progress, show_progress
 
 
 @handle_errors

@@ -13,21 +13,21 @@ from typing import Annotated, Any
 import typer
 
 from trajectory import events as ev
-from trajectory import interrupts
-from trajectory.export import export_events
-from trajectory.ingest import DEFAULT_LIMITS, Limits, ingest_files
+from trajectory.runtime import interrupts
+from trajectory.reports.export import export_events
+from trajectory.ingest.plain import DEFAULT_LIMITS, Limits, ingest_files
 from trajectory.judging import SuiteResolver
-from trajectory.query import format_table
-from trajectory.query_limits import MAX_ROWS, MEMORY, TIMEOUT, QueryLimits, human_size
-from trajectory.recorder import recover
-from trajectory.show import list_runs, run_query, show_json, status as store_status, timeline
-from trajectory.store import default_store_path
-from trajectory.store import migrate as migrate_store
+from trajectory.query.sql import format_table
+from trajectory.query.limits import MAX_ROWS, MEMORY, TIMEOUT, QueryLimits, human_size
+from trajectory.ingest.recorder import recover
+from trajectory.reports.show import list_runs, run_query, show_json, status as store_status, timeline
+from trajectory.store.delta import default_store_path
+from trajectory.store.delta import migrate as migrate_store
 from trajectory.redact import redact_text
 from trajectory.termsafe import term_safe
 from trajectory.text import plural
 
-from .common import (
+from trajectory.cli.common import (
     EngineOpt, JsonOpt, RayAddressOpt, StoreOpt, command, echo_json, engine_cluster, handle_errors, open_store,
     progress, show_progress, storage_options, sub_app,
 )
@@ -178,7 +178,7 @@ def query(
     store: StoreOpt = None,
 ) -> None:
     """Answer SQL over the store, read-only and sandboxed, within time, row and memory limits."""
-    from trajectory.query_worker import warm
+    from trajectory.query.worker import warm
 
     warm()  # the worker's process starts importing while the store is opened
     limits = QueryLimits.checked(timeout, max_rows, max_memory)

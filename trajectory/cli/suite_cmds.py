@@ -12,7 +12,7 @@ from trajectory.errors import NotFound
 from trajectory.judging.resolve import add_scorers, add_suite, is_scorer_spec, list_suites
 from trajectory.text import plural
 
-from .common import JsonOpt, StoreOpt, command, echo_json, handle_errors, open_store, sub_app
+from trajectory.cli.common import JsonOpt, StoreOpt, command, echo_json, handle_errors, open_store, sub_app
 
 suite_app = sub_app("Suites: write your own, check one, register task folders with the store.")
 
@@ -25,7 +25,7 @@ def new(
 ) -> None:
     """Write a runnable skeleton suite: one task, a run that must pass and one that must fail,
     and a test file that runs its judge matrix."""
-    from trajectory.scaffold import new_suite
+    from trajectory.catalog.scaffold import new_suite
 
     files = new_suite(name, dir_)
     folder = dir_ / name
@@ -84,7 +84,7 @@ def check(
 ) -> None:
     """Check a suite: a Python suite's judge matrix (every task's runs that must pass and must
     fail), or a real-device task set's files. One line per problem; exit 1 on any."""
-    from trajectory.suitecheck import is_python_suite, judge_matrix
+    from trajectory.catalog.matrix import is_python_suite, judge_matrix
 
     if not path.is_dir():
         raise NotFound(f"{path}: no such folder")

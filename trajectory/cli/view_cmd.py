@@ -9,9 +9,9 @@ from typing import Annotated
 import typer
 
 from trajectory.errors import TrajError
-from trajectory.store import default_store_path
+from trajectory.store.delta import default_store_path
 
-from .common import JsonOpt, StoreOpt, command, echo_json, handle_errors, open_store
+from trajectory.cli.common import JsonOpt, StoreOpt, command, echo_json, handle_errors, open_store
 
 
 @handle_errors

@@ -20,14 +20,14 @@ from typing import Any
 import suites as suite_pkg
 from judges.contract import DemoSamples
 
-from .. import events as ev
-from .. import interrupts
-from ..export import export_events
-from ..ingest import ingest_bytes
-from ..judging import SuiteResolver, compare, judge_runs, pass_rows, render_diff
-from ..query import Views, format_table, sql_str
-from ..store import Store
-from . import broken, samples
+from trajectory import events as ev
+from trajectory.runtime import interrupts
+from trajectory.reports.export import export_events
+from trajectory.ingest.plain import ingest_bytes
+from trajectory.judging import SuiteResolver, compare, judge_runs, pass_rows, render_diff
+from trajectory.query.sql import Views, format_table, sql_str
+from trajectory.store.delta import Store
+from trajectory.demo import broken, samples
 
 Out = Callable[[str], Any]
 

@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..errors import SchemaError, StoreError, TrajError
+from trajectory.errors import SchemaError, StoreError, TrajError
 
 #: Ray resolves 127.0.0.1 to the host's interface address unless this is 0 before it is
 #: imported (inherited by the processes it starts); usage statistics are never sent.
@@ -130,7 +130,7 @@ _WORKER: dict[str, Any] = {}
 def _judge_partition(ctx: Any, part: Any, tracker: Any) -> tuple[list[dict[str, Any]], dict[str, str], dict[str, float]]:
     """A partition on a Ray worker: the local engine's code, with a watchdog that tells the
     driver (through ``tracker``) which run it killed its process for."""
-    from ..judging.execution import Judging, Watchdog
+    from trajectory.judging.execution import Judging, Watchdog
 
     class TrackedWatchdog(Watchdog):
         def __init__(self) -> None:
@@ -182,7 +182,7 @@ class RayEngine:
         A worker killed by its watchdog fails its task: the run it was on gets an error verdict,
         and the partitions not yet done are judged again without that run.
         """
-        from ..judging.execution import add_hung_verdicts
+        from trajectory.judging.execution import add_hung_verdicts
 
         ray = import_ray()
         remote = ray.remote(max_retries=0)(_judge_partition)
@@ -246,7 +246,7 @@ def _validate(data: bytes, source: str, limits: Any) -> Any:
     :func:`_unpack`), or the refusal."""
     import msgspec
 
-    from ..ingest import _no_gc, parse
+    from trajectory.ingest.plain import _no_gc, parse
 
     try:
         with _no_gc():
@@ -260,11 +260,11 @@ def _validate(data: bytes, source: str, limits: Any) -> Any:
 
 
 def _unpack(packed: Any) -> Any:
-    """The worker's parsed events, as :func:`trajectory.ingest.parse` would have returned them."""
+    """The worker's parsed events, as :func:`trajectory.ingest.plain.parse` would have returned them."""
     import msgspec
 
-    from .. import events as ev
-    from ..ingest import Parsed, _no_gc
+    from trajectory import events as ev
+    from trajectory.ingest.plain import Parsed, _no_gc
 
     lines, events, datas, hashes = packed
     with _no_gc():
@@ -280,13 +280,13 @@ def ingest_files_ray(
     in_flight: int | None = None,
     trust_judgements: bool = False,
 ) -> Iterator[tuple[str, Any]]:
-    """:func:`trajectory.ingest.ingest_files` with each file validated on the cluster.
+    """:func:`trajectory.ingest.plain.ingest_files` with each file validated on the cluster.
 
     Files are read here (the workers need not see this machine's disk) and sent a few at a
     time; batches are committed here, in the order given, as they come back validated
     (``trust_judgements`` as there, also here).
     """
-    from ..ingest import ingest_events
+    from trajectory.ingest.plain import ingest_events
 
     ray = import_ray()
     remote = ray.remote(max_retries=0)(_validate)
@@ -316,7 +316,7 @@ def ingest_files_ray(
         try:
             report = ingest_events(store, parsed, source, limits, split_of)
             if trust_judgements:
-                from ..trust import trust_file_judgements
+                from trajectory.llm.trust import trust_file_judgements
 
                 report.trusted = trust_file_judgements(store, data, source, limits)
             yield name, report

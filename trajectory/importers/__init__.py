@@ -13,8 +13,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ..store import Store
-    from .writer import ImportReport
+    from trajectory.store.delta import Store
+    from trajectory.importers.writer import ImportReport
 
 #: ``progress(files done, files, file now read or None)``: what a progress bar shows of an import.
 Progress = Callable[[int, int, "str | None"], None]
@@ -24,8 +24,8 @@ def import_inspect(store: Store, paths: list[str], *, by: str | None = None, com
                    progress: Progress | None = None) -> ImportReport:
     """Import Inspect logs (``.eval``, ``.json``, folders of them); each log is written entirely
     or not at all, and a log imported before adds only what is new."""
-    from .readers import inspect_sources
-    from .writer import import_sources
+    from trajectory.importers.readers import inspect_sources
+    from trajectory.importers.writer import import_sources
 
     return import_sources(store, inspect_sources(paths, progress), importer="inspect", by=by, command=command,
                           filters={"logs": [str(p) for p in paths]})
@@ -35,8 +35,8 @@ def import_otel(store: Store, paths: list[str], *, suite: str | None = None, tas
                 batch: str | None = None, by: str | None = None, command: str | None = None,
                 progress: Progress | None = None) -> ImportReport:
     """Import OTLP/JSON trace files; the traces of all readable files are written together."""
-    from .readers import otel_sources
-    from .writer import import_sources
+    from trajectory.importers.readers import otel_sources
+    from trajectory.importers.writer import import_sources
 
     sources = otel_sources(paths, progress, suite=suite, task=task, batch=batch)
     return import_sources(store, sources, importer="otel", by=by, command=command,

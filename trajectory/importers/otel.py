@@ -37,7 +37,7 @@ from typing import Any
 from judges.base import Verdict
 from judges.imported import evaluation_check, verdict_of
 
-from ..errors import SchemaError
+from trajectory.errors import SchemaError
 
 VERSION = "otel-genai"
 MODEL_OPS = frozenset({"chat", "text_completion", "generate_content", "completion"})

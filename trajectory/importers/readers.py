@@ -13,11 +13,11 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..errors import SchemaError
-from . import Progress
-from . import inspect_log as il
-from . import otel
-from .writer import CHUNK, MappedRun, RecordedAnswer, Source
+from trajectory.errors import SchemaError
+from trajectory.importers import Progress
+from trajectory.importers import inspect_log as il
+from trajectory.importers import otel
+from trajectory.importers.writer import CHUNK, MappedRun, RecordedAnswer, Source
 
 INSPECT_EXTENSIONS = (".eval", ".json")
 

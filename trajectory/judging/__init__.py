@@ -12,16 +12,16 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..query import Views
-from ..store import Store, now_utc
-from .diff import CheckChange, Diff, Flip, compare, diff_passes, dry_run_diff, render_diff
-from .execution import JudgeTimeout, Judging, PassContext, StageHook, judge_on_workers, judge_state, run_with_budget
-from .passes import PassResult, current_rows, new_pass_id, pass_rows, passes, to_json, verdict_row, write_pass
-from .incremental import current_version, stale_runs
-from .partitions import Partition, restrict
-from .partitions import plan as plan_partitions
-from .resolve import SuiteResolver, register_suite
-from .selection import (
+from trajectory.query.sql import Views
+from trajectory.store.delta import Store, now_utc
+from trajectory.judging.diff import CheckChange, Diff, Flip, compare, diff_passes, dry_run_diff, render_diff
+from trajectory.judging.execution import JudgeTimeout, Judging, PassContext, StageHook, judge_on_workers, judge_state, run_with_budget
+from trajectory.judging.passes import PassResult, current_rows, new_pass_id, pass_rows, passes, to_json, verdict_row, write_pass
+from trajectory.judging.incremental import current_version, stale_runs
+from trajectory.judging.partitions import Partition, restrict
+from trajectory.judging.partitions import plan as plan_partitions
+from trajectory.judging.resolve import SuiteResolver, register_suite
+from trajectory.judging.selection import (
     JUDGEMENT_SUITE,
     Selection,
     batch_states,

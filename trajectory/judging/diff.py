@@ -7,11 +7,11 @@ import json
 from collections import Counter, defaultdict
 from typing import Any
 
-from ..errors import NotFound
-from ..query import Views
-from ..store import Store
-from ..text import plural
-from .passes import PassResult, current_rows, pass_rows, passes
+from trajectory.errors import NotFound
+from trajectory.query.sql import Views
+from trajectory.store.delta import Store
+from trajectory.text import plural
+from trajectory.judging.passes import PassResult, current_rows, pass_rows, passes
 
 
 @dataclasses.dataclass
@@ -176,7 +176,7 @@ def shown_split(store: Store, diff: Diff, split: str) -> tuple[Diff, int]:
     """The diff as it may be shown: a holdout run's flip is left out unless ``split`` is
     holdout, and then the look is recorded (as for every read of holdout verdicts). Returns the
     diff to show and how many flips were left out."""
-    from ..query import record_holdout_view, run_splits
+    from trajectory.query.sql import record_holdout_view, run_splits
 
     if not diff.flips:
         return diff, 0

@@ -28,14 +28,14 @@ from replay.batch import Reads
 from replay.state import Judgement, RunState
 from suites.registry import SuiteSpec
 
-from .. import pools
-from ..query import Views, run_splits
-from ..store import Store
-from .partitions import Partition
-from .hung import add_hung_verdicts
-from .passes import verdict_row
-from .resolve import SuiteResolver, error_line
-from .selection import batch_states, load_partners, with_judgements
+from trajectory.runtime import pools
+from trajectory.query.sql import Views, run_splits
+from trajectory.store.delta import Store
+from trajectory.judging.partitions import Partition
+from trajectory.judging.hung import add_hung_verdicts
+from trajectory.judging.passes import verdict_row
+from trajectory.judging.resolve import SuiteResolver, error_line
+from trajectory.judging.selection import batch_states, load_partners, with_judgements
 
 #: ``hook(stage, seconds)``: told how long each stage of a pass took (select, load_replay,
 #: judge, write), for the benchmarks; see judge_runs.
@@ -266,7 +266,7 @@ def _judge_in_worker(part: Partition) -> tuple[list[dict[str, Any]], dict[str, s
 
 def _start_pool(workers: int, ctx: PassContext, folder: str, todo: dict[str, Partition]) -> tuple[Any, dict[Any, str]]:
     """Make the pool and submit the partitions; the pool spawns its workers here, with Ctrl-C
-    held until every one is registered (trajectory.pools)."""
+    held until every one is registered (trajectory.runtime.pools)."""
     pool = None
     try:
         with pools.spawning():

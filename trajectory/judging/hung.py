@@ -10,13 +10,13 @@ from typing import TYPE_CHECKING, Any
 from judges.base import Verdict
 from replay.batch import Reads
 
-from ..query import Views, run_splits
-from .partitions import Partition
-from .passes import verdict_row
-from .selection import batch_states, load_partners
+from trajectory.query.sql import Views, run_splits
+from trajectory.judging.partitions import Partition
+from trajectory.judging.passes import verdict_row
+from trajectory.judging.selection import batch_states, load_partners
 
 if TYPE_CHECKING:
-    from .execution import Judging, PassContext
+    from trajectory.judging.execution import Judging, PassContext
 
 
 def add_hung_verdicts(

@@ -27,9 +27,9 @@ import pyarrow.compute as pc
 
 from judges.contract import LLMJudged, Pairing
 
-from ..query import Views
-from .resolve import SuiteResolver
-from .selection import Selection
+from trajectory.query.sql import Views
+from trajectory.judging.resolve import SuiteResolver
+from trajectory.judging.selection import Selection
 
 #: The verdict columns an incremental pass compares (older stores' verdicts lack them: stale).
 BASIS = ("params", "judged_seq", "partner", "judgements")

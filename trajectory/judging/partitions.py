@@ -3,7 +3,7 @@
 A partition's query reads the row groups whose statistics say they may hold its runs: the range
 of its run ids, of its suites and of its tasks. How many row groups that is depends on the
 order the runs were cut in and on how the files were written: files written since ingest sorts
-rows by kind, suite, task and run (trajectory/eventrows.py) are read least when the runs are
+rows by kind, suite, task and run (trajectory/ingest/rows.py) are read least when the runs are
 cut in suite, task, run order — a fix to one task then reads that task's row groups only —
 while older files, in run order, are read least when the runs are cut in run order. So both
 orders are costed against the row groups' statistics (the rows each partition would read,

@@ -21,12 +21,12 @@ import pyarrow as pa
 from judges.base import Verdict
 from replay.state import RunState
 
-from .. import interrupts
-from ..query import Views, current_user, json_default
-from ..redact import redact_text
-from ..store import Store, now_utc
-from ..tables import VERDICTS_SCHEMA
-from ..text import plural
+from trajectory.runtime import interrupts
+from trajectory.query.sql import Views, current_user, json_default
+from trajectory.redact import redact_text
+from trajectory.store.delta import Store, now_utc
+from trajectory.store.tables import VERDICTS_SCHEMA
+from trajectory.text import plural
 
 
 def to_json(value: Any) -> str:
@@ -50,7 +50,7 @@ def verdict_row(
     partner: str | None = None,
     judgements: int = 0,
 ) -> dict[str, Any]:
-    """One row of the verdicts table (see its schema in trajectory/tables.py).
+    """One row of the verdicts table (see its schema in trajectory/store/tables.py).
 
     ``split``: the run's pool as ingest resolved it (the state's own ``split`` is only what
     run_started said). ``partner``: the run id of the pair partner the judge was given;
@@ -164,7 +164,7 @@ def write_pass(
 ) -> None:
     """Commit a pass: its verdicts, then the pass row that makes them visible.
 
-    Both commits are one step for Ctrl-C (trajectory/interrupts.py): a pass is written with
+    Both commits are one step for Ctrl-C (trajectory/runtime/interrupts.py): a pass is written with
     its row, and noted, or not at all.
     """
     verdicts = pa.Table.from_pylist(result.rows, schema=VERDICTS_SCHEMA)

@@ -20,7 +20,7 @@ from judges.contract import Reading
 from replay.batch import ALL, Reads
 from suites.registry import SuiteSpec, registration_spec, spec_of
 
-from ..store import Store, now_utc
+from trajectory.store.delta import Store, now_utc
 
 
 def error_line(exc: BaseException) -> str:
@@ -140,7 +140,7 @@ def register_suite(
 ) -> None:
     """Register a suite folder under ``name`` (appended to the store's meta log); ``data``
     replaces the folder's registration (Inspect scorers: see :func:`add_scorers`)."""
-    from ..query import current_user
+    from trajectory.query.sql import current_user
 
     row = {
         "kind": ["suite"],
@@ -165,7 +165,7 @@ def add_suite(store: Store, name: str, path: str | os.PathLike[str], by: str | N
     scorers named as ``module:function`` go to :func:`add_scorers`."""
     from judges.contract import Checked
 
-    from ..errors import JudgeError, NotFound
+    from trajectory.errors import JudgeError, NotFound
 
     if is_scorer_spec(path):
         return add_scorers(store, name, str(path), by=by), []
@@ -184,7 +184,7 @@ def add_scorers(store: Store, name: str, spec: str, *, root: str | None = None, 
     """Load Inspect scorers (``module:function`` or ``file.py:function``; refused if they do not
     load) and register them as the suite ``name``. Module names and relative files resolve from
     ``root`` (the current folder by default), also when judging later runs elsewhere."""
-    from ..errors import JudgeError
+    from trajectory.errors import JudgeError
 
     data = {"path": spec, "scorers": spec, "root": root or os.getcwd()}
     try:

@@ -15,12 +15,12 @@ from replay import ReplayError, replay
 from replay.batch import ALL, Reads, batch_sql, build_state, detail_sql, group_details, start_state
 from replay.state import Judgement, RunState
 
-from .. import events as ev
-from ..errors import NotFound, QueryError
-from ..query import Views, run_filter, sql_str
-from ..store import Store
-from ..trust import trusted_runs
-from .resolve import SuiteResolver
+from trajectory import events as ev
+from trajectory.errors import NotFound, QueryError
+from trajectory.query.sql import Views, run_filter, sql_str
+from trajectory.store.delta import Store
+from trajectory.llm.trust import trusted_runs
+from trajectory.judging.resolve import SuiteResolver
 
 #: The suite of the runs that hold recorded LLM judgements (see recorded_judgements).
 JUDGEMENT_SUITE = "traj.judgements"
@@ -54,8 +54,8 @@ WHERE_LIMITS: Any = None
 def where_runs(store: Store, where: str) -> pa.Table:
     """The runs a person's ``--where`` condition selects (all pools), found as ``traj query``
     answers: sandboxed, in a worker process stopped at the query limits (time and memory)."""
-    from trajectory.query_limits import MAX_ROWS, QueryLimits
-    from trajectory.query_worker import answer
+    from trajectory.query.limits import MAX_ROWS, QueryLimits
+    from trajectory.query.worker import answer
 
     limits = WHERE_LIMITS or QueryLimits(max_rows=int(MAX_ROWS.high))
     try:
@@ -141,7 +141,7 @@ def recorded_judgements(store: Store, views: Views | None = None) -> tuple[Judge
     They are keyed by judge, model and prompt hash, so any run whose prompt is the same gets
     the same recorded answer back: re-judging never asks the model twice for one prompt.
 
-    Only registered judgement runs count (see trajectory/trust.py), oldest registration first,
+    Only registered judgement runs count (see trajectory/llm/trust.py), oldest registration first,
     so the latest answer is the last one recorded, whatever ``ts`` its events carry.
     """
     order = trusted_runs(store)

@@ -15,9 +15,9 @@ from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Respon
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from . import pages
-from .data import IMAGE_TYPES, NotFound, QueryError, StoreData, TrajError
-from .render import STATIC, LiveLinks, render
+from trajectory.view import pages
+from trajectory.view.data import IMAGE_TYPES, NotFound, QueryError, StoreData, TrajError
+from trajectory.view.render import STATIC, LiveLinks, render
 
 LINKS = LiveLinks()
 

@@ -30,11 +30,11 @@ from pathlib import Path
 from typing import Any
 
 from trajectory.errors import NotFound, QueryError, TrajError
-from trajectory.store import Store, default_store_path
+from trajectory.store.delta import Store, default_store_path
 
-from .runs_sql import OVERVIEW_FIGURES, PAGE, RUN_INDEX, SORTS, list_sql, page_figures
-from .values import json_or_text as _json
-from .values import plain
+from trajectory.view.runs_sql import OVERVIEW_FIGURES, PAGE, RUN_INDEX, SORTS, list_sql, page_figures
+from trajectory.view.values import json_or_text as _json
+from trajectory.view.values import plain
 
 __all__ = ["NotFound", "QueryError", "StoreData", "TrajError", "default_store_path"]
 
@@ -72,7 +72,7 @@ class StoreData:
         """What changes when a watched table gets a commit: on a local store the time of its
         commit log folder (a stat per table, cheap enough for every page), elsewhere its
         version (the backend contract's way, one log read per table)."""
-        from trajectory.location import LocalBackend
+        from trajectory.store.local import LocalBackend
 
         backend = self.store.backend
         out = []
@@ -90,7 +90,7 @@ class StoreData:
     @contextlib.contextmanager
     def con(self) -> Iterator[Any]:
         """The views' DuckDB connection, fresh as of the store's latest commits, held alone."""
-        from trajectory.query import Views
+        from trajectory.query.sql import Views
 
         with self._lock:
             # Only the outermost holder looks for new commits: a page's queries all see one state.
@@ -113,7 +113,7 @@ class StoreData:
         """Build the run index for the store state ``mark`` (the current one by default) and
         hand it to the views; False when the store changed meanwhile or it could not be built
         (the pages then keep reading the events directly)."""
-        from trajectory.query import Views
+        from trajectory.query.sql import Views
 
         if mark is None:
             self._sync = True  # built here, not on a thread as well
@@ -196,14 +196,14 @@ class StoreData:
         return self.cached("overview", build)
 
     def holdout_log(self) -> list[dict[str, Any]]:
-        from trajectory.query import holdout_views
+        from trajectory.query.sql import holdout_views
 
         return [{k: plain(v) for k, v in r.items()} for r in holdout_views(self.store)]
 
     def record_look(self, command: str, detail: dict[str, Any]) -> None:
         """A look at the holdout pool is recorded, as ``traj query --split holdout`` records it."""
         if self.split == "holdout":
-            from trajectory.query import record_holdout_view
+            from trajectory.query.sql import record_holdout_view
 
             record_holdout_view(self.store, command, detail)
 
@@ -317,7 +317,7 @@ class StoreData:
     def run_verdicts(self, run_id: str) -> dict[str, Any]:
         """The run's verdict history (oldest first), its current verdict with its checks, its
         overrides, and the verdict a person sees once overrides are applied."""
-        from trajectory.report import effective
+        from trajectory.reports.report import effective
 
         history = self.rows(
             "SELECT pass_id, pass_kind, outcome, score, reason, judge_version, judged_at, checks, details "
@@ -474,7 +474,7 @@ class StoreData:
         rows come back (``more`` says there were others)."""
         import duckdb
 
-        from trajectory.query import check_sql
+        from trajectory.query.sql import check_sql
 
         with self.con() as con:
             check_sql(con, sql)
@@ -493,7 +493,7 @@ class StoreData:
         so that a long download does not hold the pages up."""
         import duckdb
 
-        from trajectory.query import Views, check_sql
+        from trajectory.query.sql import Views, check_sql
 
         views = Views(self.store, split=self.split, threads=1)
         try:
@@ -535,7 +535,7 @@ class StoreData:
     def scrubber(self, answers: list[str], devices: list[str], images: list[str]) -> Any:
         """The report's --share masking (answer texts, device serials, image references and
         absolute paths in any text) for the given secrets."""
-        from trajectory.report import Scrubber
+        from trajectory.reports.report import Scrubber
 
         rows = [{"answer": a} for a in answers] + [{"device": d} for d in devices] + [{"images": images}]
         return Scrubber(rows, True)

@@ -11,7 +11,7 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
-from . import charts
+from trajectory.view import charts
 
 HERE = Path(__file__).parent
 TEMPLATES = HERE / "templates"

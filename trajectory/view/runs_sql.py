@@ -1,5 +1,5 @@
 """The run list's SQL, derived from the event declaration (``trajectory/events.py``) as the
-``runs`` view of ``traj query`` is (``trajectory/query.py``): a row of the list carries the
+``runs`` view of ``traj query`` is (``trajectory/query/sql.py``): a row of the list carries the
 ``runs`` view's columns under their names, whichever way it is read.
 
 - The run index (:data:`RUN_INDEX`): the ``runs`` view of the pool joined with the current

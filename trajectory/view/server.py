@@ -6,7 +6,7 @@ import socket
 from collections.abc import Callable
 from typing import Any
 
-from .data import StoreData, TrajError
+from trajectory.view.data import StoreData, TrajError
 
 
 class PortError(TrajError, OSError):
@@ -33,7 +33,7 @@ def serve(store: str, host: str = "127.0.0.1", port: int = 8000, split: str = "t
     """Serve the app on ``host:port`` until interrupted; ``out`` gets the line with its URL."""
     import uvicorn
 
-    from .app import create_app
+    from trajectory.view.app import create_app
 
     data = StoreData(store, split)
     try:

@@ -2,7 +2,7 @@
 
 The full static copy shows everything a run recorded (screens, answers, state, reasons, SQL
 results); none of that may leave the machine, and masking it page by page is a deny-list. So the
-shared copy is its own small set of pages, filled only with what trajectory/share.py lets
+shared copy is its own small set of pages, filled only with what trajectory/reports/share.py lets
 through: ``index.html`` (outcomes by suite and task), ``runs.html`` (one row per run: ids, task,
 outcome, score, steps, duration, tokens, each check's name and pass/fail), ``passes.html``
 (pass ids, kinds, times, run counts) and ``runs.json`` (the same rows for programs). No run
@@ -17,9 +17,9 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from trajectory.query import Views, json_default, record_holdout_view
-from trajectory.share import safe_id, share_row
-from trajectory.store import Store
+from trajectory.query.sql import Views, json_default, record_holdout_view
+from trajectory.reports.share import safe_id, share_row
+from trajectory.store.delta import Store
 
 OUTCOMES = ("pass", "fail", "na", "skipped", "error")
 

@@ -19,9 +19,9 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from . import pages
-from .data import NotFound, StoreData
-from .render import STATIC, StaticLinks, render, run_file
+from trajectory.view import pages
+from trajectory.view.data import NotFound, StoreData
+from trajectory.view.render import STATIC, StaticLinks, render, run_file
 
 OMITTED = "[answer omitted]"
 
@@ -140,7 +140,7 @@ def write_static(store: str, out: str | Path, *, split: str = "tune", share: boo
     """Write every page of the store's ``split`` pool to ``out``; returns a one-line summary.
     ``share``: the allow-listed shared copy instead (see share_site.py)."""
     if share:
-        from .share_site import write_shared
+        from trajectory.view.share_site import write_shared
 
         return write_shared(store, out, split)
     data = StoreData(store, split, background_index=False)

@@ -6,7 +6,7 @@ import datetime as _dt
 import decimal
 from typing import Any
 
-from ..text import json_or_text  # noqa: F401 - the view's name for it
+from trajectory.text import json_or_text  # noqa: F401 - the view's name for it
 
 
 def plain(value: Any) -> Any:

@@ -14,7 +14,7 @@ import itertools
 from collections.abc import Callable
 from typing import Any
 
-from trajectory.recorder import Recorder
+from trajectory.ingest.recorder import Recorder
 
 from suites.device import load
 

@@ -6,7 +6,7 @@ import datetime as _dt
 import itertools
 from typing import Any
 
-from trajectory.recorder import Recorder
+from trajectory.ingest.recorder import Recorder
 
 WORLD = {
     "apps": {

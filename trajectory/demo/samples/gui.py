@@ -14,7 +14,7 @@ import datetime as _dt
 import itertools
 from typing import Any
 
-from trajectory.recorder import Recorder
+from trajectory.ingest.recorder import Recorder
 
 from suites.gui import defaults, load
 from suites.gui.apps import Clock, Weather

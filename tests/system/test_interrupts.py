@@ -1,0 +1,286 @@
+"""Ctrl-C on every long command, as a terminal sends it: SIGINT to the whole foreground process
+group (the command and its worker processes), at several moments of each command.
+
+Whatever the moment: exit status 130 within 2 s (scaled by the machine's load, see allowed),
+exactly one line on stderr (no traceback, from the command or from a worker), no process of the group left running, and the store (or
+the report folder) holding either all of a commit or none of it — and the line says which.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from helpers import line
+from trajectory.ingest.plain import ingest_bytes
+from trajectory.judging import SuiteResolver, judge_runs, register_suite
+from trajectory.query.sql import Views
+from trajectory.store.delta import Store
+
+TRAJ = [sys.executable, "-m", "trajectory.cli.main"]
+pytestmark = pytest.mark.slow
+
+SLOW_SUITE = '''
+import time
+from judges.base import Check, Suite, Verdict
+
+
+class Slow(Suite):
+    name = "slow"
+
+    def task_ids(self):
+        return ["t"]
+
+    def get_task(self, task_id, params=None):
+        if task_id != "t":
+            raise KeyError(task_id)
+        return task_id
+
+    def task_data(self, task):
+        return task
+
+    def judge(self, task, state):
+        time.sleep(0.002)  # a judge with some work to do: the pass takes seconds
+        return Verdict.from_checks([Check(name="answer", passed=state.answer == "yes")])
+
+
+def load(path=None):
+    return Slow()
+'''
+
+
+def slow_runs(n: int, prefix: str, batch: str, screens: int = 0) -> bytes:
+    lines = []
+    for i in range(n):
+        rid = f"{prefix}{i:06d}"
+        lines.append(line(rid, 0, "run_started", ts=1775354400000 + i, suite="slow", task="t", batch=batch))
+        for k in range(screens):
+            lines.append(line(rid, 1 + k, "screen_read", ts=1775354400000 + i, text="屏幕 " * 40))
+        lines.append(line(rid, 1 + screens, "answer_given", ts=1775354400001 + i, text="yes" if i % 2 else "no"))
+        lines.append(line(rid, 2 + screens, "run_finished", ts=1775354400002 + i, outcome="succeeded"))
+    return ("\n".join(lines) + "\n").encode()
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory) -> dict[str, Path]:
+    """A judged store of 4,200 slow runs (three partitions: two workers really work), and input
+    files for ingest and import."""
+    root = tmp_path_factory.mktemp("interrupts")
+    folder = root / "slow"
+    folder.mkdir()
+    (folder / "__init__.py").write_text(SLOW_SUITE)
+    store = Store(root / "store")
+    ingest_bytes(store, slow_runs(4200, "s", "b"), "slow")
+    register_suite(store, "slow", folder)
+    judge_runs(store, SuiteResolver(store))
+    (root / "small.jsonl").write_bytes(slow_runs(300, "m", "small"))
+    (root / "big.jsonl").write_bytes(slow_runs(30_000, "g", "big", screens=2))
+    many = Store(root / "many")  # many small files, for compact
+    for i in range(60):
+        ingest_bytes(many, slow_runs(5, f"c{i:02d}-", "c"), f"part {i}")
+    from selfevo_helpers import SUITE, good_steps, traj
+
+    tasks = list(SUITE.tasks)
+    with open(root / "selfevo.jsonl", "w", encoding="utf-8") as fh:
+        for i in range(3000):
+            task = tasks[i % len(tasks)]
+            fh.write(json.dumps(traj(task, good_steps(task), profile=f"p{i}"), ensure_ascii=False) + "\n")
+    return {"root": root, "store": root / "store", "many": root / "many", "suite": folder}
+
+
+def _alive(pgid: int) -> list[str]:
+    out = subprocess.run(["ps", "-o", "pid=,stat=,args=", "-g", str(pgid)], capture_output=True, text=True).stdout
+    return [x.strip() for x in out.splitlines() if x.strip() and not x.split()[1].startswith("Z")]
+
+
+def _loading(pid: int) -> bool:
+    """Whether traj's own code runs: it loads DuckDB first thing (Python's start-up before that
+    is the interpreter's, which traj cannot handle Ctrl-C in)."""
+    try:
+        return "_duckdb" in Path(f"/proc/{pid}/maps").read_text()
+    except OSError:
+        return False
+
+
+def allowed() -> float:
+    """2 s on a machine with a core free; on a loaded one, as many times that as processes
+    queue for each core (under a load of 11 on 2 cores a command that stops at once still
+    needs seconds of wall time to be scheduled through its exit). A hang still fails."""
+    return 2.0 * max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1))
+
+
+def interrupt(argv: list[str], after: float, cwd: Path) -> tuple[str, float]:
+    """Run ``traj argv``, send SIGINT to its process group ``after`` seconds after traj's code
+    starts loading; its stderr and how long it took to exit, once every check on the way out
+    has held."""
+    scratch = Path(tempfile.mkdtemp(prefix="traj-interrupt-"))  # the command's temporary folder
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", "TRAJ_USER": "tester", "TMPDIR": str(scratch)}
+    env.pop("TRAJ_STORE", None)
+    p = subprocess.Popen(TRAJ + argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+                         start_new_session=True)
+    deadline = time.monotonic() + 60
+    while not _loading(p.pid) and p.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.005)
+    time.sleep(after)
+    if p.poll() is not None:
+        p.communicate()
+        raise AssertionError(f"traj {' '.join(argv)} ended before the interrupt at {after}s: pick a later point")
+    sent = time.monotonic()
+    os.killpg(p.pid, signal.SIGINT)
+    try:
+        _, err = p.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.communicate()
+        raise AssertionError(f"traj {' '.join(argv)} hung after Ctrl-C at {after}s") from None
+    took = time.monotonic() - sent
+    stderr = err.decode("utf-8", "replace")
+    left = _alive(p.pid)
+    for _ in range(30):  # workers and the resource tracker go with the command
+        if not left:
+            break
+        time.sleep(0.1)
+        left = _alive(p.pid)
+    assert p.returncode == 130, (argv, after, p.returncode, stderr)
+    assert took < allowed(), f"exit {took:.2f}s after Ctrl-C (allowed {allowed():.1f}s)"
+    assert stderr.count("\n") == 1 and stderr.startswith("interrupted: "), stderr
+    assert "Traceback" not in stderr
+    assert not left, f"left running: {left}"
+    litter = sorted(p.name for p in scratch.iterdir())
+    assert not litter, f"temporary files left behind: {litter}"
+    scratch.rmdir()
+    return stderr.strip(), took
+
+
+def _passes(store: Path) -> list[tuple[str, int, int]]:
+    """(pass id, runs the pass row says, verdicts visible) for every pass."""
+    with Views(Store(store), split=None) as v:
+        return v.con.execute(
+            "SELECT p.pass_id, p.runs, (SELECT count(*) FROM _history_all h WHERE h.pass_id = p.pass_id) "
+            "FROM passes p ORDER BY p.pass_id"
+        ).fetchall()
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_ctrl_c_on_judge(world, workers) -> None:
+    before = _passes(world["store"])
+    for after in (0.0, 1.5, 3.0):
+        said, _ = interrupt(
+            ["judge", "--all", "--workers", str(workers), "--store", str(world["store"])], after, world["root"]
+        )
+        now = _passes(world["store"])
+        assert all(runs == seen for _, runs, seen in now)  # a pass is all there or not there
+        if said == "interrupted: nothing written":
+            assert now == before
+        else:  # the pass was committed just before the interrupt
+            assert len(now) == len(before) + 1 and now[-1][0] in said
+            before = now
+
+
+def _events(store: Path) -> int:
+    s = Store(store)
+    if not s.has_table("events"):
+        return 0
+    with Views(s, split=None) as v:
+        return v.con.execute("SELECT count(*) FROM events").fetchall()[0][0]
+
+
+def test_ctrl_c_on_ingest(world, tmp_path) -> None:
+    small, big = world["root"] / "small.jsonl", world["root"] / "big.jsonl"
+    for i, after in enumerate((0.0, 1.0, 2.0)):
+        store = tmp_path / f"s{i}"
+        said, _ = interrupt(["ingest", str(small), str(big), "--store", str(store)], after, world["root"])
+        n = _events(store)
+        if said == "interrupted: nothing written":
+            assert n == 0
+        elif "big.jsonl" in said:
+            assert n == 300 * 3 + 30_000 * 5
+        else:
+            assert said == f"interrupted: committed {small} (900 new events); nothing else written" and n == 900
+
+
+def test_ctrl_c_on_import(world, tmp_path) -> None:
+    for i, after in enumerate((0.0, 0.6)):
+        store = tmp_path / f"s{i}"
+        said, _ = interrupt(["import", "selfevo", str(world["root"] / "selfevo.jsonl"), "--store", str(store)],
+                            after, world["root"])
+        assert (said == "interrupted: nothing written") == (_events(store) == 0)
+
+
+def test_ctrl_c_on_report(world, tmp_path) -> None:
+    # The points are fractions of how long the whole report takes here, now (the machine may
+    # be busy or idle): each lands while the report is still being written.
+    whole = _duration(["report", "--batch", "b", "--out", str(tmp_path / "whole"), "--store", str(world["store"])],
+                      world["root"])
+    for i, after in enumerate((0.0, whole * 0.25, whole * 0.45)):
+        out = tmp_path / f"rep{i}"
+        said, _ = interrupt(["report", "--batch", "b", "--out", str(out), "--store", str(world["store"])], after,
+                            world["root"])
+        files = sorted(p.name for p in out.iterdir()) if out.exists() else []
+        assert files in ([], ["metrics.json", "scores.jsonl", "summary.md"])  # no half of a report
+        assert (said == "interrupted: nothing written") == (files == [])
+
+
+def test_ctrl_c_on_compact(world) -> None:
+    for after in (0.0, 0.6):
+        said, _ = interrupt(["compact", "--store", str(world["many"])], after, world["root"])
+        assert said.startswith("interrupted: ")
+        assert _events(world["many"]) == 60 * 5 * 3  # compaction never changes a row
+
+
+def test_ctrl_c_on_demo(world, tmp_path) -> None:
+    for i, after in enumerate((0.0, 2.0, 4.5)):
+        store = tmp_path / f"d{i}"
+        said, _ = interrupt(["demo", "--store", str(store)], after, world["root"])
+        if said == "interrupted: nothing written":
+            assert _events(store) == 0  # the scratch store of the recording is no commit here
+        assert all(runs == seen for _, runs, seen in (_passes(store) if store.exists() else []))
+
+
+@pytest.fixture(scope="module")
+def imports(tmp_path_factory) -> dict[str, Path]:
+    """An OTLP file of 2,000 traces and an Inspect log of 600 samples: seconds to import each."""
+    from otel_traces import agent_trace, evaluation
+    from otel_traces import jsonl as otlp
+
+    from benchmarks.import_speed import write_log
+
+    root = tmp_path_factory.mktemp("imports")
+    with open(root / "traces.jsonl", "w", encoding="utf-8") as fh:
+        for i in range(2000):
+            fh.write(otlp(agent_trace(f"{i + 1:032x}", evals=[evaluation("correct", 950, score=1.0)])))
+    write_log(root / "caps.eval", 600)
+    return {"root": root, "otel": root / "traces.jsonl", "inspect": root / "caps.eval"}
+
+
+def _duration(argv: list[str], cwd: Path) -> float:
+    """How long ``traj argv`` takes here, now, left alone (the machine may be busy or idle)."""
+    start = time.monotonic()
+    subprocess.run(TRAJ + argv, cwd=cwd, capture_output=True, check=True, timeout=600)
+    return time.monotonic() - start
+
+
+@pytest.mark.parametrize("kind", ["otel", "inspect"])
+def test_ctrl_c_on_import_inspect_and_otel(imports, tmp_path, kind) -> None:
+    # Points as fractions of the whole import, each while it is still running.
+    took = _duration(["import", kind, str(imports[kind]), "--store", str(tmp_path / "whole")], imports["root"])
+    whole = None
+    for i, after in enumerate((0.0, took * 0.25, took * 0.45)):
+        store = tmp_path / f"{kind}{i}"
+        said, _ = interrupt(["import", kind, str(imports[kind]), "--store", str(store)], after, imports["root"])
+        n = _events(store)
+        assert all(runs == seen for _, runs, seen in (_passes(store) if store.exists() else []))
+        if said == "interrupted: nothing written":
+            assert n == 0
+        else:  # the file's runs are one commit: all of them, and the line names the file
+            assert str(imports[kind]) in said and n > 0
+            whole = n if whole is None else whole
+            assert n == whole
