@@ -477,9 +477,9 @@ class StoreData:
         from trajectory.query.sql import check_sql
 
         with self.con() as con:
-            check_sql(con, sql)
+            shown = check_sql(con, sql)  # internal tables left out of the catalog views
             try:
-                rel = con.sql(sql)
+                rel = con.sql(shown)
                 table = rel.limit(limit + 1).to_arrow_table()
             except duckdb.Error as exc:
                 raise QueryError(_one_line(exc)) from exc
@@ -497,9 +497,9 @@ class StoreData:
 
         views = Views(self.store, split=self.split, threads=1)
         try:
-            check_sql(views.con, sql)
+            shown = check_sql(views.con, sql)
             try:
-                reader = views.con.sql(sql).to_arrow_reader(10_000)
+                reader = views.con.sql(shown).to_arrow_reader(10_000)
             except duckdb.Error as exc:
                 raise QueryError(_one_line(exc)) from exc
             self.record_look("query", {"sql": sql, "via": "traj view download"})
