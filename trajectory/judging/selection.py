@@ -4,6 +4,7 @@ the vectorised batch replay for many, recorded LLM judgements and pair partners.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
@@ -62,7 +63,9 @@ def where_runs(store: Store, where: str) -> pa.Table:
         return answer(store, f"SELECT DISTINCT run_id FROM runs WHERE ({where})", split=None, version=None,
                       limits=limits)
     except QueryError as exc:
-        raise QueryError(f"--where: {str(exc).splitlines()[0]}") from None
+        # The limit's own advice names traj query's options, which judge does not have.
+        line = re.sub(r" \((?:add LIMIT, |)raise --[^)]*\)$", "", str(exc).splitlines()[0])
+        raise QueryError(f"--where: {line}") from None
 
 
 def select_runs(

@@ -122,7 +122,7 @@ def download(request: Request) -> Response:
 
 
 def _cell(value: Any) -> str:
-    from trajectory.query import csv_cell
+    from trajectory.query.sql import csv_cell
 
     return csv_cell(value)
 

@@ -126,7 +126,7 @@ def _copy_image(data: StoreData, run_id: str, seq: int, links: StaticLinks, out:
 
 
 def _table_files(result: dict[str, Any], base: Path) -> None:
-    from trajectory.query import csv_cell
+    from trajectory.query.sql import csv_cell
 
     from trajectory.text import csv_line
 
