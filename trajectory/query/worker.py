@@ -25,10 +25,8 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-import pyarrow as pa
-
-from trajectory.errors import QueryError
-from trajectory.query.limits import STOPPED, QueryLimits, memory_stop, size_stop, time_stop
+# Nothing heavy at the top: ``traj query`` starts the fork server (warm) from its first line,
+# before the CLI itself has loaded DuckDB and Arrow, so that both import at once.
 
 # Seconds the worker is given past the time limit to stop by DuckDB's own interrupt (its line
 # is the same) before it is killed.
@@ -81,6 +79,8 @@ def rss(pid: int) -> int | None:
 
 def answer(store: Any, sql: str, *, split: str | None, version: int | None, limits: QueryLimits) -> pa.Table:
     """The whole result of a person's SQL (see :func:`answer_batches`)."""
+    import pyarrow as pa
+
     parts = answer_batches(store, sql, split=split, version=version, limits=limits)
     schema = next(parts)
     return pa.Table.from_batches(list(parts), schema=schema)
@@ -92,6 +92,10 @@ def answer_batches(
     """A person's SQL, checked by the sandbox and run in a worker within ``limits``: first the
     result's schema, then its record batches. A limit that stops it, or any error, is one
     QueryError line; the worker is gone when this returns or raises (or is closed)."""
+    import pyarrow as pa
+
+    from trajectory.errors import QueryError
+    from trajectory.query.limits import STOPPED, size_stop
     warm()
     ctx = _context()
     receive, send = ctx.Pipe(duplex=False)
@@ -179,6 +183,8 @@ class _Watch(threading.Thread):
         _kill(self.proc)
 
     def verdict(self) -> QueryError | None:
+        from trajectory.query.limits import memory_stop, time_stop
+
         self.done.set()
         if self.is_alive():
             self.join()
@@ -204,8 +210,11 @@ def _work(conn: Any, store: Any, sql: str, split: str | None, version: int | Non
     from trajectory.runtime.pools import die_with_parent
 
     die_with_parent()
+    import pyarrow as pa
+
+    from trajectory.errors import QueryError
+    from trajectory.query.limits import STOPPED, limited_batches, memory_stop
     from trajectory.query.sql import Views, scrub_paths, unknown_table
-    from trajectory.query.limits import limited_batches
 
     before = dict(STOPPED)
     try:
