@@ -10,7 +10,7 @@ import os
 import sys
 from pathlib import Path
 
-from . import harness, report
+from . import harness, report, view
 
 DEFAULT_OUT = Path(__file__).with_name("results") / "latest.json"
 
@@ -44,7 +44,7 @@ def main(argv: list[str] | None = None) -> int:
         profile=not (a.no_profile or a.quick), workdir=a.workdir, keep=bool(a.workdir),
         partial=str(Path(a.out).with_suffix(".partial.json")),
     )
-    results = harness.run(cfg)
+    results = harness.run(cfg, view_pages=view.view_pages)
     results["label"] = a.label
     results["targets"] = report.targets(results)
     print(report.render(results))

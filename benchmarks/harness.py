@@ -20,7 +20,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, Callable
 
-from trajectory.ingest.plain import ingest_bytes
+from trajectory.ingest.files import ingest_bytes
 from trajectory.judging import SuiteResolver
 from trajectory.query.sql import Views
 from trajectory.store.delta import Store
@@ -239,19 +239,12 @@ def load() -> list[float]:
         return []
 
 
-def view_pages(store: Path) -> dict[str, Any]:
-    """``traj view`` on the benchmark's store (see benchmarks/view.py); a failure to start is
-    reported, not raised, so that the other figures survive it."""
-    from . import view
+def run(cfg: Config, view_pages: Callable[[Path], dict[str, Any]] | None = None) -> dict[str, Any]:
+    """Measure everything; returns the results dict (also the JSON written to --out).
 
-    try:
-        return {"status": "ok", **view.measure(store)}
-    except (OSError, RuntimeError, LookupError, ValueError) as exc:
-        return {"status": f"failed: {type(exc).__name__}: {exc}"}
-
-
-def run(cfg: Config) -> dict[str, Any]:
-    """Measure everything; returns the results dict (also the JSON written to --out)."""
+    ``view_pages`` measures ``traj view`` on the judged store (benchmarks/view.py, which builds
+    its own corpora with this module: the caller hands it in, so neither imports the other back).
+    """
     t_all = time.perf_counter()
     results: dict[str, Any] = {"machine": machine(), "config": dataclasses.asdict(cfg), "load_at_start": load()}
     root = Path(cfg.workdir) if cfg.workdir else Path(tempfile.mkdtemp(prefix="traj-bench-"))
@@ -338,9 +331,10 @@ def run(cfg: Config) -> dict[str, Any]:
         _log("queries")
         results["query"] = queries(store, cfg.query_repeat)
         results["query"]["load"] = load()
-        _log("traj view: start-up and time to first byte of each page")
-        results["view"] = view_pages(root / "store")
-        results["view"]["load"] = load()
+        if view_pages is not None:
+            _log("traj view: start-up and time to first byte of each page")
+            results["view"] = view_pages(root / "store")
+            results["view"]["load"] = load()
 
         checkpoint()
         _log(f"baseline (b): per-run path on {len(c.per_run)} runs (one process)")

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from trajectory.ingest.plain import Workers, ingest_bytes
+from trajectory.ingest.files import Workers, ingest_bytes
 from trajectory.judging import SuiteResolver
 from trajectory.store.delta import Store
 

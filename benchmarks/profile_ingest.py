@@ -17,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from trajectory.ingest.plain import Workers, ingest_bytes
+from trajectory.ingest.files import Workers, ingest_bytes
 from trajectory.judging import SuiteResolver
 from trajectory.store.delta import Store
 

@@ -33,7 +33,8 @@ from pathlib import Path
 from typing import Any
 
 from trajectory.engines.ray_engine import RayCluster, RayEngine, ingest_files_ray
-from trajectory.ingest.plain import DEFAULT_LIMITS, ingest_files
+from trajectory.ingest.plain import DEFAULT_LIMITS
+from trajectory.ingest.files import ingest_files
 from trajectory.judging import SuiteResolver, judge_runs
 from trajectory.store.delta import Store
 

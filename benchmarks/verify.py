@@ -7,7 +7,7 @@ import json
 import tempfile
 from pathlib import Path
 
-from trajectory.ingest.plain import ingest_bytes
+from trajectory.ingest.files import ingest_bytes
 from trajectory.judging import SuiteResolver, judge_runs
 from trajectory.store.delta import Store
 

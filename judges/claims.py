@@ -265,6 +265,8 @@ def more_of(
                     # 没有/不如 inside the comparison are part of it; a negator outside denies it.
                     if denies_at(body[: m.start()] + " " * (m.end() - m.start()) + body[m.end() :], m.start(), m.end()):
                         continue
+                    if s.taken_back(c.start + m.start(), c.start + m.end()):
+                        continue  # 北京更热（之前说的北京更热是我看错了）: withdrawn
                     x = canon[m.group("x")]
                     claims.add(x if who == "x" else canon[m.group("y")] if who == "y" else other[x])
         return claims
@@ -273,7 +275,8 @@ def more_of(
     for c in s.clauses:
         body = hay[c.start : c.end]
         tie = _TIE_RE.search(body)
-        if tie and not (c.question or c.retracted) and not denies_at(body, tie.start(), tie.end()):
+        # The one claim reading (Scan.claims): 一样冷吗？不一样 asks and denies, no tie.
+        if tie and s.claims(c.start + tie.start(), c.start + tie.end()) and not denies_at(body, tie.start(), tie.end()):
             claims.add(TIE)
     if not claims:
         claims = found(bare)

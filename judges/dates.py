@@ -11,6 +11,8 @@
   is the nearest such day in the previous, current or next month. Month and day keep their order:
   4月5日 is April 5, never May 4. A dash date needs two digits on each side (04-05), because
   "5-6个" is a range of counts.
+* A count of days is no date: 未来7日, 近3日, 7日内 name no day of the month.
+* English weekdays are named in full or abbreviated with a capital (Mon, Tue., Thurs).
 * Relative words: 今天/明天/后天/大后天/昨天/前天, 明晚/明早/今晚 (their day), N天后, 下个月5号,
   today/tomorrow/yesterday, in N days, N days later, next/last Monday (weeks from Monday), and
   "this Monday", which is the next Monday on or after today like a bare weekday (English speakers
@@ -29,7 +31,7 @@ from numbers import Real
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-__all__ = ["find_dates", "resolve", "now_date", "expected_date", "DEFAULT_ZONE"]
+__all__ = ["find_dates", "resolve", "now_date", "expected_date", "expected_month_day", "DEFAULT_ZONE"]
 
 DEFAULT_ZONE = "Asia/Shanghai"
 _MONTHS = {
@@ -68,7 +70,9 @@ _DATE_RE = re.compile(
     r"|(?<![\d/.-])(?<!\d:)(?P<dm>\d{2})-(?P<dd2>\d{2})(?![\d/-])(?![.:]\d)"
     r"|(?P<mshift>上|这|本|下)个?月\s*(?P<msd>\d{1,2})\s*[日号]"
     # 16号, 5日 — but not the minutes of 6点40日出 (sunrise), nor 3号线 (a metro line).
-    r"|(?<![\d月.:点])(?P<dd>[12]?\d|3[01])\s*[日号](?!\d)(?![线楼店门位口厅馆床车站台机落]|出(?!发))"
+    # 未来7日, 近3日, 7日内 count days: they name no day of the month.
+    r"|(?<![\d月.:点])(?<!未来)(?<!过去)(?<!最近)(?<!连续)(?<!近)(?<!共)(?<!每)(?<!未来\s)(?<!过去\s)(?<!最近\s)"
+    r"(?P<dd>[12]?\d|3[01])\s*[日号](?!\d)(?![线楼店门位口厅馆床车站台机落]|出(?!发))(?!\s*(?:内|以内|之内|里|以来|之间))"
     rf"|(?<![a-z])(?P<emon>{_MONTH_RE})\.?\s*(?P<eday>\d{{1,2}})(?:st|nd|rd|th)?(?!\d)"
     r"(?:\s*,?\s*(?P<eyear>\d{4})(?!\d))?"
     rf"|(?<![\d.])(?:the\s+)?(?P<dday>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<dmon>{_MONTH_RE})(?![a-z])\.?"
@@ -81,7 +85,10 @@ _DATE_RE = re.compile(
     r"|(?P<wmod>上上|上个|(?<![晚早])上|这个|这|本|下下|下个|下)?\s*"
     r"(?<![一二两三四五六七八九十\d])(?:周|星期|礼拜)(?P<wd>[一二三四五六日天1-7])"
     rf"(?![{_NOT_WEEKDAY_TAIL}\d])"
-    rf"|(?<![a-z])(?:(?P<ewmod>next|this|last)\s+)?(?P<ewd>{'|'.join(_WEEKDAYS_EN)})(?![a-z])",
+    # Weekday names, and their capitalised abbreviations (Mon, Tue., Thurs): "sun" and "sat"
+    # in lower case are words.
+    rf"|(?<![a-z])(?:(?P<ewmod>next|this|last)\s+)?(?P<ewd>{'|'.join(_WEEKDAYS_EN)}"
+    r"|(?-i:Mon|Tues?|Wed|Thu(?:rs?)?|Fri|Sat|Sun|MON|TUE|WED|THU|FRI|SAT|SUN)(?![a-z])\.?)(?![a-z])",
     re.IGNORECASE,
 )
 
@@ -191,7 +198,8 @@ def resolve(m: re.Match[str], now: dt.date | None, ref: dt.date | None = None) -
             # English "this Saturday" said on a Sunday is the coming Saturday, not the day before:
             # like a bare weekday, it is the next one on or after today.
             mod = None if mod == "this" else mod
-            return _weekday(_WEEKDAYS_EN.index(g["ewd"].lower()), mod, now)
+            day = g["ewd"].lower()[:3]
+            return _weekday(next(i for i, w in enumerate(_WEEKDAYS_EN) if w.startswith(day)), mod, now)
     except (OverflowError, ValueError):
         return None  # dates beyond year 1..9999
     return None  # pragma: no cover - every branch of the regex is handled above
@@ -278,3 +286,23 @@ def expected_date(expected: Any, now: dt.date | None) -> dt.date | None:
 
         resolved = [d for _, _, m in find_dates(fold(expected)) if (d := resolve(m, now, None))]
         return resolved[0] if len(set(resolved)) == 1 else None
+
+
+def expected_month_day(expected: Any) -> tuple[int, int] | None:
+    """The (month, day) of an expected date written without its year ("4月6日", "04-06"), for
+    judging without a simulated now: two identical year-less dates agree whatever the year."""
+    if not isinstance(expected, str):
+        return None
+    from .numerals import fold
+
+    found = {md for _, _, m in find_dates(fold(expected)) if (md := month_day(m)) is not None}
+    if len(found) != 1:
+        return None
+    year, month, day = found.pop()
+    return (month, day) if year is None and _safe_date(2000, month, day) is not None else None
+
+
+def same_month_day(m: re.Match[str], want: tuple[int, int]) -> bool:
+    """Does a date match name that month and day, whatever its year?"""
+    md = month_day(m)
+    return md is not None and md[1:] == want

@@ -93,7 +93,7 @@ NOT_NEGATIONS = (
     "未来 未必然 "
     "无论 无锡 无线 无疑 毫无疑问 无误 确认无误 无限 无人机 无糖 无数 无比 无敌 无所谓 无需担心 万无一失 独一无二 "
     "无懈可击 无可挑剔 "
-    "非常 非洲 南非 是非 除非 莫非 莫斯科 莫名 "
+    "非常 非洲 南非 是非 除非 莫非 莫斯科 莫名 约莫 "
     "别的 别人 特别 区别 分别 类别 级别 告别 性别 识别 差别 个别 别墅 别名 别称 辨别 鉴别 "
     "是否 否则 否认 可以为 难以为 "
     # Double negations assert: 不会不下雨 is "it will rain", 不能不去 "must go".
@@ -109,10 +109,44 @@ NEGATIVE_STATES = (
 # Passive and verbal denials: 被否定, 被驳回.
 CN_DENIALS = "被否定 被否决 被驳回 被拒绝 被推翻 被撤销 被拒 被取消".split()
 # A clause that is only one of these takes back the clause before it ("20度，不对，是22度").
+# An apology alone (抱歉, sorry, actually) takes back only what the next clause corrects: it is a
+# correcting lead (CORRECTION_LEADS_*), "北京20度，抱歉，上海的没查到" keeps the 20.
 RETRACTIONS = (
-    "不对 不是 不是的 错了 说错了 搞错了 抱歉 更正 纠正 纠正一下 更正一下 哦不 不不 "
-    "no wait sorry correction i mean actually wait no"
+    "不对 不是 不是的 错了 说错了 搞错了 看错了 数错了 更正 纠正 纠正一下 更正一下 哦不 不不 "
+    "no wait correction no"
+).split() + ["scratch that", "strike that", "never mind", "my mistake", "my bad", "sorry i misread", "i misread"]
+# A clause that starts with one of these corrects what came before: the nearest earlier clause
+# that holds a value of the kind it gives ("温度是20度，修正后为22度", "20, actually 22") is
+# taken back, and the correcting clause is the claim.
+CORRECTION_LEADS_CN = (
+    "修正后为 修正后是 修正为 修正后 修正 更正为 更正后为 更正后 更正 纠正为 纠正一下 纠正 订正为 订正 改正为 改正 "
+    "应为 准确地说 准确说 确切地说 实际上是 其实是 抱歉 对不起 不好意思"
 ).split()
+CORRECTION_LEADS_EN = (
+    "actually|correction|i mean|i meant|sorry|scratch that|strike that|make that|let me correct that|"
+    "to correct|on second look|on closer look|wait|oops|or rather"
+).split("|")
+# Words that own up to a mistake. Values before one in its clause are withdrawn
+# ("之前说的4个是我数错了"); a clause that withdraws no value of its own takes back the clause
+# before it ("温度是20度，抱歉看错了，是22度").
+# (有误差 is a margin of error, not a mistake: 有误 is matched only on its own.)
+MISTAKE_WORDS_CN = "看错 说错 写错 数错 算错 搞错 弄错 记错 读错 听错 查错 填错 打错 错了 有误(?!差) 口误 笔误".split()
+MISTAKE_WORDS_EN = (
+    "misread|misspoke|miscounted|mistyped|my mistake|my bad|a mistake|was wrong|is wrong|were wrong|"
+    "typo|scratch that|strike that|ignore that|disregard that|never mind"
+).split("|")
+# A withdrawn value named as said before: "之前说的4个是我数错了" withdraws the 4 wherever it stands.
+SAID_BEFORE = ("之前说的", "之前写的", "前面说的", "前面写的", "刚才说的", "刚刚说的", "上面说的", "上面写的", "先前说的",
+               "i said", "i wrote", "said earlier", "earlier")
+# A likelihood of nothing denies what it is the likelihood of: 下雪的可能性为零, 概率为0, no chance.
+# Correcting leads that take back the clause before even when they give no value of a known kind
+# ("今天多云，更正为晴"); the others (抱歉, actually) need a value to know what they correct.
+STRONG_CORRECTION_LEADS = ("修正", "更正", "纠正", "订正", "改正", "应为", "correction", "scratch that", "strike that",
+                           "let me correct that", "to correct", "make that", "or rather")
+NULL_CHANCE_CN = r"(?:可能性|概率|几率|机率|机会|可能)\s*(?:为|是|:|等于)?\s*(?<![\d.])(?:0(?:\.0+)?\s*%?|0成)(?![\d.])"
+NULL_CHANCE_EN = (r"(?:chance|chances|probability|likelihood|odds|possibility)\s+(?:of\s+[a-z ]{1,20}?\s+)?"
+                  r"(?:is|are|was|at|of)\s+(?<![\d.])(?:zero|0\s*%?|nil|none)(?![\d.])"
+                  r"|(?<![\d.])(?:zero|0\s*%|nil)\s+(?:chance|chances|probability|likelihood|possibility)")
 EN_NEGATORS = (
     "not never no none neither nor cannot without unable isn't aren't wasn't weren't won't can't "
     "couldn't doesn't don't didn't shouldn't wouldn't hasn't haven't hadn't mustn't nobody nothing "
@@ -125,8 +159,16 @@ EN_NOT_NEGATIONS = (
 
 # Words that say an item is switched off: an alarm "是关着的" is not among the enabled ones.
 OFF_STATES = tuple(
-    "关着 关闭 关掉 关了 已关 关上 是关的 没开 没有开 没打开 未开 未开启 未启用 停用 禁用 off disabled".split()
+    "关着 关闭 关掉 关了 已关 关上 是关的 没开 没有开 没打开 未开 未开启 未启用 停用 禁用 已停用 已禁用 已划掉 已取消 "
+    "off disabled closed inactive cancelled canceled".split()
 ) + ("turned off", "switched off")
+
+# Words that label an amount as money taken off, not the amount itself: a card "¥125 已优惠25元"
+# shows the amount 125, not 25.
+DISCOUNT_WORDS = (
+    "已优惠 优惠了 优惠券 优惠 立减 已减 减免 满减 折扣 已省 节省 省了 返现 抵扣 红包抵扣 券后减 红包 券 "
+    "discount saved save off"
+).split()
 
 # Words that leave an item out of a list: "7:00、14:30、22:50，除了18:45".
 EXCLUSIONS = ("除了", "除去", "不包括", "不含", "以外", "except", "excluding", "apart from", "other than")
@@ -140,20 +182,27 @@ CLAUSE_WORDS_EN = "but however although though whereas instead rather so because
 
 # -- approximations, bounds, hedges -----------------------------------------------------------
 
-# Before a value: the value that follows is not exact.
+# Approximation words beside one value state that value (行程大约1小时30分钟 states 1小时30分,
+# 约20度 states 20度): an agent reading a screen softens what it read, it does not change it.
+# Before a span of two times they make it an estimate that states neither (大概7点到8点).
 APPROX_BEFORE_CN = (
-    "大约是 大约为 大约有 大约 大概是 大概有 大概 约为 约有 约 大致 差不多是 差不多有 差不多 将近 接近 "
-    "几乎 估计 预计 超过 不到 不足 少于 多于 高于 低于 大于 小于 至少 最少 至多 不止 不超过 不少于 "
-    "不低于 不高于 起码 顶多 最多"
+    "大约是 大约为 大约有 大约 大概是 大概有 大概 约莫 约为 约有 约 大致 大体 估计 预计 差不多是 差不多有 差不多"
 ).split()
-# Phrases, "|"-separated: split on spaces, "at most" would make "at" (peaked at 18) a bound.
-APPROX_BEFORE_EN = (
-    "about|around|approximately|approx|roughly|nearly|almost|over|under|more than|less than|"
-    "fewer than|at least|at most|up to|above|below|some|circa"
+APPROX_BEFORE_EN = "about|around|approximately|approx|roughly|some|circa".split("|")
+APPROX_AFTER_UNIT = ("左右", "上下", "or so", "ish")
+# Bounds before a value: the value that follows is a limit, not the value (不到1小时 is no 59分,
+# nearly 20 no 20). Phrases, "|"-separated: split on spaces, "at most" would make "at" a bound.
+BOUND_BEFORE_CN = (
+    "将近 接近 几乎 超过 不到 不足 少于 多于 高于 低于 大于 小于 至少 最少 "
+    "至多 不止 不超过 不少于 不低于 不高于 起码 顶多 最多"
+).split()
+BOUND_BEFORE_EN = (
+    "nearly|almost|over|under|more than|less than|fewer than|at least|at most|up to|above|below"
 ).split("|")
-# After a value (directly after the digits, or after its unit for the two-character words).
-APPROX_AFTER_DIGITS = ("多", "余", "来", "几", "+")
-APPROX_AFTER_UNIT = ("左右", "上下", "出头", "开外", "以上", "以下", "以内", "之内", "or so", "ish")
+# After a value (directly after the digits, or after its unit): a bound (二十多度, 1个多小时,
+# 30分钟以内, 三十出头).
+BOUND_AFTER_DIGITS = ("多", "余", "来", "几", "+")
+BOUND_AFTER_UNIT = ("出头", "开外", "以上", "以下", "以内", "之内")
 # Between two values of one kind: the answer offers either, so it states neither.
 HEDGE_WORDS = ("或者是", "或者", "或是", "或", "还是", "要么", "也可能是", "也可能", "也许", "或许", "or", "either")
 # English words that offer a second value as another possibility: "6:40, maybe 7:40".
@@ -162,6 +211,22 @@ EN_HEDGE_WORDS = ("or", "maybe", "perhaps", "possibly")
 RANGE_WORDS = ("~", "～", "-", "–", "—", "到", "至", "to")
 
 # -- times ---------------------------------------------------------------------------------------
+
+# Words that say an H:MM is a duration, not a clock time: 用时1:30, 全程 1:30, took 2:15, 1:30的车程.
+# Without one (会议定在下午3:20, 晚上9:00到家) an H:MM in a sentence is a time of day.
+DURATION_CUES_BEFORE = (
+    "用时 耗时 历时 全程 时长 总时长 车程 行程 航程 路程 飞行 行驶 驾驶 通勤 需时 花了 花费 持续 共用 总共用 "
+    "播放时长 通话时长 睡了 睡眠 计时 倒计时 运行了"
+).split() + ["duration", "took", "takes", "lasted", "lasts", "elapsed", "runtime", "run time",
+             "travel time", "flight time", "journey time", "total time"]
+# After an H:MM, these make it a time of day whatever came before (行程：9:00出发).
+CLOCK_WORDS_AFTER = (
+    "出发 到达 抵达 到家 到站 开始 结束 起飞 降落 发车 开车 关门 开门 营业 响 见面 之前 以前 之后 以后 前 后 整 准时"
+).split() + ["pm", "am", "o'clock", "departure", "arrival", "start"]
+# These say it only right before the value (需要1:30, 要2:15): 需要在3:20前到 names a time.
+DURATION_CUES_DIRECT = ("需要", "需", "要", "花", "用了", "要花")
+DURATION_CUES_AFTER = ("的车程", "的行程", "的路程", "的航程", "的时长", "车程", "行程", "路程", "的时间", "小时", "个小时",
+                       "hours", "hour", "hrs", "long")
 
 SMALL_HOURS = ("凌晨",)
 NIGHT_HOURS = ("半夜", "深夜", "午夜", "夜里", "夜间", "晚间", "夜晚")

@@ -11,11 +11,12 @@ What "states" means, for every matcher alike:
 * The value is asserted: its clause is not negated (不是20度，是22度 states 22), not a question
   and not taken back. A negation inside the expected value itself (未通过, 不会下雨) is part of
   the value, not a denial of it.
-* The value is exact: not an approximation (约20度, 五六个, 二十多), not one of alternatives
-  (6:40或7:40, 1小时或1小时15分) and, for numbers and durations, not the end of a range. Times
-  keep their tolerance, so "6点43分左右" states 06:40 and a range end (营业到22:00) is a time
-  stated; a hedge between two times, or a span given as an estimate (早上7点到8点之间, 大概7点到
-  8点吧), states neither.
+* The value is exact: not a bound (不到1小时, 二十多, nearly 20), not one of alternatives
+  (6:40或7:40, 1小时或1小时15分, 五六个) and, for numbers and durations, not the end of a range.
+  An approximation word beside one value (约20度, 大约1小时30分钟, 20度左右, about 20) states it:
+  the agent softens what it read off the screen. Times keep their tolerance, so "6点43分左右"
+  states 06:40 and a range end (营业到22:00) is a time stated; a hedge between two times, or a
+  span given as an estimate (早上7点到8点之间, 大概7点到8点吧), states neither.
 * The value is whole: 25 is not in 125, 12 is not in "MIUI 12.5" (a version is kept whole),
   南风 is not in 东南风, 暴雨 is not in 大暴雨, "iPhone 15" is not in "iPhone 15 Pro".
 * Numerals inside words are not numbers (一周, 三亚, 四川, 一样, 星期一, 万一 …).
@@ -34,6 +35,7 @@ from typing import Any
 from . import dates as D
 from .dates import _as_float
 from . import units
+from .names import whole, whole_at
 from .tokens import Scan, Token, asserted_in, denies_at, fold, scan
 from .times import find_durations, find_times
 
@@ -48,6 +50,7 @@ __all__ = [
     "match_value",
     "stated_spans",
     "asserted_at",
+    "whole_at",
     "bipartite_complete",
     "expected_times",
     "time_close",
@@ -157,30 +160,7 @@ def has_close_number(text: str, expected: float, tol: float = 0.01, *, unit: str
 
 # -- phrases ---------------------------------------------------------------------------------
 
-# A needle starting with one of these may not follow one of the others: 南风 is not in 东南风,
-# 暴雨 not in 大暴雨, 阵雨 not in 雷阵雨.
-_NO_PREFIX = {"东": "东西南北", "西": "东西南北", "南": "东西南北", "北": "东西南北", "暴": "大特", "大": "特", "阵": "雷"}
-_MODEL_SUFFIX_RE = re.compile(r"\s*(?:pro|max|plus|ultra|mini|lite|se|air)(?![a-z])", re.IGNORECASE)
 _WS_RE = re.compile(r"\s+")
-
-
-def _whole(text: str, start: int, end: int, needle: str) -> bool:
-    before = text[start - 1] if start > 0 else ""
-    after = text[end] if end < len(text) else ""
-    first, last = needle[0], needle[-1]
-    if first.isdigit() and (before.isdigit() or (before == "." and start > 1 and text[start - 2].isdigit())):
-        return False
-    if last.isdigit() and (after.isdigit() or re.match(r"[.,]\d", text[end : end + 2])):
-        return False
-    if first.isascii() and first.isalnum() and before.isascii() and before.isalnum():
-        return False
-    if last.isascii() and last.isalnum() and after.isascii() and after.isalpha():
-        return False
-    if last.isascii() and last.isalnum() and _MODEL_SUFFIX_RE.match(text, end):
-        return False  # "iPhone 15" is not "iPhone 15 Pro"
-    if before and before in _NO_PREFIX.get(first, ""):
-        return False
-    return True
 
 
 def _squeezed(text: str) -> tuple[str, list[int]]:
@@ -211,7 +191,7 @@ def phrase_spans(needle: str, folded: str) -> list[tuple[int, int]]:
         while pos != -1:
             spans.append((index[pos], index[pos + len(sq_want) - 1] + 1))
             pos = sq_hay.find(sq_want, pos + 1)
-    return [(a, b) for a, b in spans if _whole(hay, a, b, sq_want)]
+    return [(a, b) for a, b in spans if whole(hay, a, b, sq_want)]
 
 
 @lru_cache(maxsize=1024)
@@ -231,12 +211,9 @@ def phrase_hits(needle: str, s: Scan, *, asserted: bool = True) -> list[tuple[in
 
 
 def _asserted_at(s: Scan, a: int, b: int) -> bool:
-    clause = s.clause_at(a)
-    if clause.question or clause.retracted or s.alternatives(a, b):
-        return False
-    # Negators inside the needle belong to the value (未通过); the rest of the clause decides.
-    body = s.text[clause.start : a] + " " * (b - a) + s.text[b : clause.end]
-    return not denies_at(body, a - clause.start, b - clause.start)
+    """The one claim reading of every path (``Scan.claims``): asserted, not taken back, not
+    withdrawn, not a list marker, not one of alternatives."""
+    return s.claims(a, b)
 
 
 asserted_at = _asserted_at
@@ -266,7 +243,7 @@ def _strip_zeros(v: tuple[int, ...]) -> tuple[int, ...]:
 
 
 def _pattern_spans(pattern: re.Pattern[str], s: Scan) -> list[tuple[int, int]]:
-    return [m.span() for m in pattern.finditer(s.text) if m.end() > m.start() and _asserted_at(s, *m.span())]
+    return [m.span() for m in pattern.finditer(s.text) if whole_at(s.text, *m.span()) and _asserted_at(s, *m.span())]
 
 
 def _value_spans(expected: Any, s: Scan, unit: str | None) -> list[tuple[int, int]]:
@@ -311,12 +288,16 @@ def stated_spans(matcher: str, expected: Any, actual: Any, os_state: Any = None,
         wanted = _expected_minutes(expected)
         if re.fullmatch(r"\d+", s.text):
             return [(0, len(s.text))] if int(s.text) in wanted else []
-        return [(t.start, t.end) for t in s.of("duration", exact=True) if t.value in wanted]
+        return [(t.start, t.end) for t in s.of("duration", exact=True)
+                if t.value in wanted and (not t.clock or _alone(s, t))]
     if matcher == "date":
         now = D.now_date(os_state)
         want = D.expected_date(expected, now)
         if want is None:
-            return []
+            # Without a simulated now, a year-less expected date (4月6日) is stated by the same
+            # month and day (04-06, April 6): nothing about them needs a clock.
+            md = D.expected_month_day(expected) if now is None else None
+            return [(t.start, t.end) for t in s.of("date", exact=True) if md and D.same_month_day(t.value, md)]
         dates = s.of("date", exact=True)
         # 明天（4月7日）said on 4/5 contradicts itself: a date and its restatement that disagree
         # state neither.
@@ -325,6 +306,13 @@ def stated_spans(matcher: str, expected: Any, actual: Any, os_state: Any = None,
                 and D.resolve(a.value, now, want) != D.resolve(b.value, now, want)}
         return [(t.start, t.end) for i, t in enumerate(dates) if i not in torn and D.resolve(t.value, now, want) == want]
     return _value_spans(expected, s, unit)
+
+
+def _alone(s: Scan, t: Token) -> bool:
+    """Does the value's clause hold nothing else ("2:15" as the answer to a duration question, a
+    sheet cell in a joined answer)? Then the question says what the value is."""
+    c, edge = s.clause_at(t.start), " ,.;:!?()、，。；：！？"
+    return not (s.text[c.start : t.start].strip(edge) or s.text[t.end : c.end].strip(edge))
 
 
 def match_value(expected: Any, actual: Any, *, unit: str | None = None) -> bool:
@@ -341,9 +329,10 @@ def match_value(expected: Any, actual: Any, *, unit: str | None = None) -> bool:
         return False
     if stated_spans("exact", expected, text, unit=unit):
         return True
-    if isinstance(expected, re.Pattern):
-        # A spelling only the raw answer has (a full-width form the task pinned): its clauses
-        # are read on the raw text.
+    if isinstance(expected, re.Pattern) and not any(m.end() > m.start() for m in expected.finditer(fold(text))):
+        # A spelling only the raw answer has (a full-width form the task pinned): the same
+        # claim reading on the raw text. A pattern the folded answer holds was read already:
+        # "一样冷吗？不一样" asks and denies, whatever its spelling.
         return any(asserted_in(text, *m.span()) for m in expected.finditer(text) if m.end() > m.start())
     return False
 
@@ -354,9 +343,9 @@ def match_value(expected: Any, actual: Any, *, unit: str | None = None) -> bool:
 def parse_times(text: str) -> list[tuple[int, int]]:
     """Every time of day the text mentions, as (hour, minute) in 24-hour form.
 
-    A bare clock-face hour (1点10分, 十点, 9:58) yields both readings, morning first, because the
-    agent did not say which. A period word, AM/PM, an hour of 0 or 12-23, or a two-digit hour
-    before a colon (09:58, 10:30 — the 24-hour clock's spelling) decides.
+    A bare clock-face hour 1-12 (1点10分, 十点, 9:58, 10:50, 12:30) yields both readings, as
+    written first, because the agent did not say which. A period word, AM/PM, an hour of 0 or
+    13-23, or an hour with its leading zero (09:58 — the 24-hour clock's spelling) decides.
     """
     found: list[tuple[int, int]] = []
     for t in scan(text).tokens:
@@ -375,7 +364,9 @@ def expected_times(expected: Any) -> list[tuple[int, int]]:
         except (TypeError, ValueError):
             return []
     if isinstance(expected, str):
-        return [r for _, _, readings in find_times(fold(expected)) for r in readings]
+        # An expected time is a fact (a state's "10:50" is 10:50): its hour as written, not
+        # both clock-face readings an agent's "10:50" may have.
+        return [readings[0] for _, _, readings in find_times(fold(expected))]
     return []
 
 
@@ -435,8 +426,10 @@ def match_duration(expected: Any, actual: Any) -> bool:
     """Does the answer state the expected duration, in any of the usual spellings?
 
     Both sides are reduced to whole minutes and compared exactly: durations are read off a
-    screen, so a minute off is a misreading, and an approximation (大约1小时, 1个多小时) or
-    a hedge (1小时或1小时15分) states no duration. `expected` may also be minutes or a timedelta.
+    screen, so a minute off is a misreading. An approximation word beside one duration states it
+    (大约二小时); a bound (不到1小时, 1个多小时) or a hedge (1小时或1小时15分) states none. An
+    H:MM is a duration where the text says so (用时1:30) or it is the whole answer ("2:15"); 下午3:20
+    is a time of day. `expected` may also be minutes or a timedelta.
     """
     return bool(stated_spans("duration", expected, actual))
 
@@ -479,12 +472,15 @@ def _whole_field_is_date(expected: Any, text: str, os_state: Any) -> bool:
     now = D.now_date(os_state)
     want = D.expected_date(expected, now)
     tokens = [t for t in s.tokens if t.kind == "date"]
-    if want is None or not tokens:
+    yearless = D.expected_month_day(expected) if want is None and now is None else None
+    if (want is None and yearless is None) or not tokens:
         return False
     pos = 0
     for t in tokens:
         # Only filler (spaces, punctuation) may sit between or around the dates: "3月16日 周日".
-        if not _FILLER_RE.fullmatch(s.text, pos, t.start) or D.resolve(t.value, now, want) != want:
+        if not _FILLER_RE.fullmatch(s.text, pos, t.start):
+            return False
+        if not (D.same_month_day(t.value, yearless) if yearless else D.resolve(t.value, now, want) == want):
             return False
         pos = t.end
     return bool(_FILLER_RE.fullmatch(s.text, pos))
@@ -522,12 +518,14 @@ def match_field(matcher: str, expected: Any, actual: Any, os_state: Any = None) 
         return _whole_field_is_date(expected, text, os_state)
     s = scan(text)
     if matcher == "time":
-        tokens = [t for t in s.tokens if t.kind == "time"]
+        # A value the field takes back ("7:00，不对，是8:00") is not what it holds: the same
+        # claim reading as free text (Scan.taken_back); what is left must be one value.
+        tokens = [t for t in s.tokens if t.kind == "time" and not s.taken_back(t.start, t.end)]
         want = expected_times(expected)
         return bool(want) and _one_value(tokens) and all(time_close(want, t.value, 5) for t in tokens)
     if re.fullmatch(r"\d+", s.text):
         return int(s.text) in _expected_minutes(expected)
-    tokens = [t for t in s.tokens if t.kind == "duration"]
+    tokens = [t for t in s.tokens if t.kind == "duration" and not s.taken_back(t.start, t.end)]
     want_minutes = _expected_minutes(expected)
     return _one_value(tokens) and all(t.value in want_minutes for t in tokens)
 
@@ -548,13 +546,7 @@ def bipartite_complete(n: int, fits: Any) -> bool:
     return all(augment(e, set()) for e in range(n))
 
 
-def match_repeatable(
-    matcher: str,
-    compare: str,
-    expected_list: Any,
-    actual_list: Any,
-    os_state: Any = None,
-) -> bool:
+def match_repeatable(matcher: str, compare: str, expected_list: Any, actual_list: Any, os_state: Any = None) -> bool:
     """Judge a repeatable field: the agent's list must have the expected items, no more, no less.
 
     `sequence` compares position by position; `set` ignores order but counts duplicates, so

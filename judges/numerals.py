@@ -14,6 +14,8 @@ It is idempotent, so callers may fold freely. The rules it decides:
 * X点Y is a decimal (三点五 = 3.5) unless it is a clock reading: 分/秒/刻 follows, a period word
   precedes (下午三点五), Y has 十 (两点二十) or Y is 零 + a digit without a unit after it
   (六点零五 = 6点05, 6:05; 一点零五元 = 1.05元).
+* Thousands separators are one spelling: a space of any width or an apostrophe between groups
+  of three digits is a comma ("1 234", "1\u202f234", "1'234" are 1,234).
 * 负 and 零下 before a number are its minus sign; U+2212 and the en dash are "-"; so are English
   "minus 5", "negative 5" and "5 below zero" (but "10 minus 3" is arithmetic).
 * English number words become digits only before a clock or duration word (two hours, seven
@@ -125,6 +127,14 @@ _CAPITAL = str.maketrans("壹贰貳叁參肆伍陆陸柒捌玖拾佰仟", "一�
 _CAPITAL_RE = re.compile(r"[零壹贰貳叁參肆伍陆陸柒捌玖拾佰仟萬万亿億]{2,}|[壹贰貳叁參肆伍陆陸柒捌玖拾佰仟](?=[元圆角整])")
 # 两块五 is 2.5 yuan and 三块八毛 3.8: a digit after 块 (and before 毛/角 or nothing) is the
 # tenths of a yuan, as people say prices.
+# Thousands separators other than the comma: a space of any width (no-break, narrow no-break and
+# thin spaces are plain spaces after NFKC) or an apostrophe, the same one between every group of
+# exactly three digits: "1 234" and "1'234'567" are 1,234 and 1,234,567. Not after a letter, a
+# digit and a space (a list "7 8 900") or a separator, and not before a percent sign ("7 100%").
+_GROUPED_RE = re.compile(
+    r"(?<![A-Za-z0-9_.,'’:/-])(?<!\d\s)(?P<lead>[1-9]\d{0,2})(?P<sep>[ '’])\d{3}(?:(?P=sep)\d{3})*"
+    r"(?![\d%])(?!\s?%)(?![ '’]\d)(?![.:/,]\d{3})"
+)
 _KUAI_RE = re.compile(r"(?<![\d.])(\d+)\s*块\s*(\d)(?:\s*[毛角])?(?![\d.])(?!\s*(?:个|块|分|[a-zA-Z]))")
 
 
@@ -346,7 +356,10 @@ def fold(text: object) -> str:
     if not isinstance(text, str):
         return ""
     s = unicodedata.normalize("NFKC", text).translate(_EXTRA_FOLD).translate(L.TRADITIONAL)
-    s = _WS_RE.sub(" ", s).strip()
+    # A line break stays one: the lines of a list are its items (- 07:00（已关闭）\n- 08:00).
+    s = _WS_RE.sub(lambda m: "\n" if "\n" in m.group(0) else " ", s).strip()
+    if " " in s or "'" in s or "’" in s:
+        s = _GROUPED_RE.sub(lambda m: re.sub(r"[ '’]", ",", m.group(0)), s)
     s = _CAPITAL_RE.sub(lambda m: m.group(0).translate(_CAPITAL).replace("億", "亿").replace("萬", "万"), s)
     if re.search(r"[a-zA-Z]", s):
         s = _en_signed_words(_en_numbers(s))

@@ -20,8 +20,11 @@ reads what is left, so a value said of another subject never counts, whatever it
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+from .lexicon import TRADITIONAL
 
 __all__ = ["Subject", "about", "said_of"]
 
@@ -44,10 +47,25 @@ _JOINER_RE = re.compile(r"(?:[\s,，、/&和跟与及同]|以及|还有|(?<![a-z
 _CLAUSE_END_RE = re.compile(r"[。;；!?！？\n(（【\[]|\.(?!\d)|[,，](?!\d{3})")
 
 
+def _hay(text: str) -> str:
+    """The text folded character by character, so positions stay: full-width Latin is Latin
+    (Ｔｏｋｙｏ names Tokyo), traditional characters are simplified, case is folded. A character
+    whose folding is not one character stays as it is."""
+    out = []
+    for ch in text:
+        f = unicodedata.normalize("NFKC", ch).translate(TRADITIONAL).casefold()
+        out.append(f if len(f) == 1 else ch.casefold() if len(ch.casefold()) == 1 else ch)
+    return "".join(out)
+
+
+def _name(name: str) -> str:
+    return _hay(re.sub(r"\s+", " ", name.strip()))
+
+
 def _mentions(hay: str, subject: Subject) -> list[tuple[int, int, bool]]:
     """(start, end, is_asked) for every name of the kind in the case-folded text, longest first."""
-    names = [(n.casefold(), True) for n in subject.asked if n.strip()]
-    names += [(n.casefold(), False) for n in subject.others if n.strip()]
+    names = [(_name(n), True) for n in subject.asked if n.strip()]
+    names += [(_name(n), False) for n in subject.others if n.strip()]
     names.sort(key=lambda x: len(x[0]), reverse=True)
     taken: list[tuple[int, int, bool]] = []
     for name, asked in names:
@@ -72,7 +90,7 @@ def _alike(hay: str, m: tuple[int, int, bool]) -> bool:
 
 def _parts(text: str, subject: Subject) -> list[tuple[int, int, bool]]:
     """(start, end, about an asked subject) for each part of the text said of named subjects."""
-    hay = text.casefold()
+    hay = _hay(text)
     found = _mentions(hay, subject)
     if not any(not asked for _, _, asked in found):
         return []

@@ -3,18 +3,22 @@
 Each finder returns ``(start, end, value)`` spans in the folded text; ``judges.tokens`` marks
 them (negated, hedged, approximate) and the matchers read them. Rules:
 
-* A clock-face hour 1-11 with no period word (上午, 下午, AM, PM …) reads both ways: 1点10分 and
-  1:10 are 01:10 and 13:10. A two-digit hour before a colon (01:10, 10:30) is the 24-hour clock's
-  spelling and decides, as do 13:10 and 下午1点10分.
+* A clock-face hour 1-12 with no period word (上午, 下午, AM, PM …) reads both ways: 1点10分 and
+  1:10 are 01:10 and 13:10, 10:50 is 10:50 and 22:50, 12:30 is 12:30 and 00:30. An hour written
+  with its leading zero (01:10, 09:58) is the 24-hour clock's spelling and decides, as do 13:10
+  and 下午1点10分; in a text that writes one such hour (10:00-次日02:00, 7:00、14:30), a bare
+  10:00-12:59 keeps the 24-hour reading too.
 * Period words come before the time, or after an H:MM as clock screens write it (6:40 下午).
   凌晨 is the small hours (凌晨12点 = 00:00); 深夜/半夜/午夜/夜里 are the night (深夜11点 =
   23:00, 半夜2点 = 02:00, 半夜12点 = 00:00); 晚上 is the evening until 4 (晚上1点 = 01:00,
   晚上8点 = 20:00); 中午 is 11-13 (中午1点 = 13:00); 下午/傍晚 add 12. 正午 and noon alone are
   12:00, 午夜 and midnight alone 00:00. 今晚/明早/昨晚 … are period words too (今晚8点 = 20:00).
+* "h" separates hours and minutes as a colon does: 14h30 is 14:30, 7h30 07:30 or 19:30 (1h30m
+  and 1h30min are durations; a bare 1h30 is read both ways, as 2:15 is).
 * 差 forms: 差5分8点 and 8点差5分 are 7:55, 差一刻9点 is 8:45. English: quarter past 8, half past
   7, ten to nine, 7 o'clock, 7.30 pm (a dot only with am/pm), and an English period said first
   (tonight at 8 = 20:00, tomorrow morning at 6:40, this evening 7:30).
-* Durations are whole minutes: 1小时30分, 90分钟, 1.5小时, 一个半小时, 半小时, 一刻钟, 2:15, 1h30m,
+* Durations are whole minutes: 1小时30分, 90分钟, 1.5小时, 一个半小时, 半小时, 一刻钟, 两刻钟 (30), 三刻钟, 2:15, 1h30m,
   1h30, 2 hours 15 minutes, an hour and a half, an hour and a quarter, 2 and a half hours,
   half an hour, 1小时40 (bare minutes after the hours). Seconds count only as whole minutes
   (240秒 = 4 minutes; 90秒 is not read);
@@ -43,7 +47,7 @@ _EN_PERIOD = r"(?:\s*(?P<enp>in\s+the\s+(?:morning|afternoon|evening)|at\s+night
 _TAIL = rf"{_AMPM}?{_EN_PERIOD}?"
 # Four shapes, scanned separately and merged (earliest, then longest, wins).
 _CHA_RE = re.compile(  # 差5分8点, 差1刻9点: the minutes before the hour
-    rf"(?:{_PERIOD_RE}\s*)?差\s*(?:(?P<bm>\d{{1,2}})\s*分钟?|(?P<bq>1)\s*刻钟?)\s*(?P<bh>\d{{1,2}})\s*[点时]钟?{_TAIL}",
+    rf"(?:{_PERIOD_RE}\s*)?差\s*(?:(?P<bm>\d{{1,2}})\s*分钟?|(?P<bq>[123])\s*刻钟?)\s*(?P<bh>\d{{1,2}})\s*[点时]钟?{_TAIL}",
     re.IGNORECASE,
 )
 _EN_RE = re.compile(  # quarter past 8, ten to nine (number words are digits after folding)
@@ -75,9 +79,11 @@ _MAIN_RE = re.compile(  # 14:30, 下午2点30分, 2点半, 3点1刻, 8点差5分
     # A clock screen writes the period after the time (6:40 下午); not when it starts the next one.
     r"(?:\s*(?P<period2>上午|下午|早上|晚上|凌晨|中午)(?!\s*\d))?"
     r"|\s*[点时](?!间)钟?"
-    r"(?:\s*(?:(?P<zheng>整)|(?P<half>半)|(?P<q>[13])\s*刻(?!钟)|差\s*(?:(?P<chm>\d{1,2})\s*分钟?|(?P<chq>1)\s*刻)"
+    r"(?:\s*(?:(?P<zheng>整)|(?P<half>半)|(?P<q>[123])\s*刻(?!钟)|差\s*(?:(?P<chm>\d{1,2})\s*分钟?|(?P<chq>[123])\s*刻)"
     r"|(?P<zm>\d{1,2})(?!\d)(?!\.\d)(?:\s*分钟?)?))?"
     r"|\.(?P<dm>\d{2})(?=\s*[ap]\.?\s?m(?![a-z]))"
+    # 14h30, 7h30: "h" as the hours separator (1h30m and 1h30min are durations only).
+    r"|h(?P<hm>[0-5]\d)(?![\d.:])(?!\s*(?:m|mins?|minutes?)(?![a-z]))"
     # English hour-only times need AM/PM or o'clock: "3" alone is not a time.
     r"|(?=\s*(?:[ap]\.?\s?m|noon|midnight)(?![a-z]))"
     r"|(?=\s*(?:in\s+the\s+(?:morning|afternoon|evening)|at\s+night|tonight)(?![a-z]))"
@@ -87,6 +93,9 @@ _MAIN_RE = re.compile(  # 14:30, 下午2点30分, 2点半, 3点1刻, 8点差5分
     + _TAIL,
     re.IGNORECASE,
 )
+
+
+_CLOCK_RE = re.compile(r"\d{1,2}:\d{2}(?::\d{2})?")
 
 
 def _group(m: re.Match[str], name: str) -> str | None:
@@ -143,9 +152,10 @@ def _readings(h: int, minute: int, m: re.Match[str], *, colon: bool, padded: boo
     enp = _group(m, "enp")
     if enp:
         return [(_en_period_hour(enp, h) if 1 <= h <= 12 else h, minute)]
-    if 1 <= h <= 11 and not (colon and padded):
-        # 9:58 or 十点 may be morning or evening; 09:58 and 10:30 are written on a 24-hour clock.
-        return [(h, minute), (h + 12, minute)]
+    if 1 <= h <= 12 and not (colon and padded):
+        # 9:58, 10:50 or 十点 may be morning or evening, 12:30 noon or midnight; 09:58 (a hour
+        # written with its leading zero) is the 24-hour clock's spelling.
+        return [(h, minute), ((h + 12) % 24 if h < 12 else 0, minute)]
     return [(h, minute)]
 
 
@@ -167,6 +177,14 @@ def find_times(s: str) -> list[tuple[int, int, tuple[Reading, ...]]]:
     for item in found:
         if not out or item[0] >= out[-1][1]:
             out.append(item)
+    # A text that writes an hour with its leading zero or past 12 (10:00-次日02:00, 7:00、14:30)
+    # keeps a 24-hour clock: its 10:00, 11:30 and 12:15 are those hours, not also the evening's.
+    clock24 = [i for i, (a, b, _) in enumerate(out) if _CLOCK_RE.fullmatch(s, a, b)]
+    if any(s[out[i][0]] == "0" or int(s[out[i][0] : s.index(":", out[i][0])]) >= 13 for i in clock24):
+        for i in clock24:
+            a, b, readings = out[i]
+            if s[a] == "1" and len(readings) == 2:
+                out[i] = (a, b, readings[:1])
     return out
 
 
@@ -187,9 +205,9 @@ def _match_readings(m: re.Match[str]) -> list[Reading]:
         h, minute = int(hour), int(mins or 0)
         if h > 23 or minute > 59:
             return []
-        return _readings(h, minute, m, colon=mins is not None, padded=len(hour) == 2)
+        return _readings(h, minute, m, colon=mins is not None, padded=hour.startswith("0"))
     if g.get("bh") is not None:
-        return _hour_minus(m, int(m.group("bh")), 15 if m.group("bq") else int(m.group("bm")))
+        return _hour_minus(m, int(m.group("bh")), 15 * int(m.group("bq")) if m.group("bq") else int(m.group("bm")))
     if g.get("thour") is not None:
         word = m.group("tmin").lower()
         return _hour_minus(m, int(m.group("thour")), 15 if "quarter" in word else int(word))
@@ -202,11 +220,13 @@ def _match_readings(m: re.Match[str]) -> list[Reading]:
         return _readings(h, mins, m, colon=False, padded=False)
     h = int(m.group("h"))
     if m.group("chm") is not None or m.group("chq") is not None:
-        return _hour_minus(m, h, 15 if m.group("chq") else int(m.group("chm")))
+        return _hour_minus(m, h, 15 * int(m.group("chq")) if m.group("chq") else int(m.group("chm")))
     if m.group("cm") is not None:
         minute = int(m.group("cm"))
     elif m.group("dm") is not None:
         minute = int(m.group("dm"))
+    elif m.group("hm") is not None:
+        minute = int(m.group("hm"))
     elif m.group("half"):
         minute = 30
     elif m.group("q"):
@@ -218,8 +238,8 @@ def _match_readings(m: re.Match[str]) -> list[Reading]:
     if minute > 59 or h > 24 or (h == 24 and minute):
         return []
     h %= 24  # 24:00 is midnight
-    colon = m.group("cm") is not None
-    return _readings(h, minute, m, colon=colon, padded=colon and len(m.group("h")) == 2)
+    colon = m.group("cm") is not None or m.group("hm") is not None
+    return _readings(h, minute, m, colon=colon, padded=colon and m.group("h").startswith("0"))
 
 
 # -- durations ---------------------------------------------------------------------------------
@@ -231,12 +251,12 @@ _DURATION_RE = re.compile(
     r"(?<![\d.])(?<!\d:)(?:"
     # Compound forms first, so the 59 of 1小时59分 is never read as "59 minutes" on its own.
     rf"(?:(?P<d>\d+)\s*(?:天|日)\s*[又零]?\s*)?(?P<h>\d+(?:\.\d+)?)\s*个?\s*(?P<half1>半)?\s*{_H_UNIT}(?P<half2>半)?"
-    r"(?:\s*[又零]?\s*(?:(?P<m>\d+)\s*分钟?(?:\s*(?P<s>\d+)\s*秒钟?)?|(?P<hq>[13])\s*刻钟?"
+    r"(?:\s*[又零]?\s*(?:(?P<m>\d+)\s*分钟?(?:\s*(?P<s>\d+)\s*秒钟?)?|(?P<hq>[123])\s*刻钟?"
     # 1小时40 is 100 minutes: bare minutes after the hours, when nothing else follows them.
     r"|(?P<mb>[1-5]\d|[1-9])(?![\d.])(?=\s*(?:$|[^\w%°.:]|左右|的样子))))?"
     # 3点59分 is a clock time, but 用时59分 is a duration.
     r"|(?<!\d[点时])(?<!\d点\s)(?<!\d\s点)(?<!\d\s点\s)(?P<m2>\d+)\s*分钟?(?:\s*(?P<s2>\d+)\s*秒钟?)?"
-    r"|(?P<q>[13])\s*刻钟"
+    r"|(?P<q>[123])\s*刻钟"
     # Seconds count only as whole minutes: 240秒 is 4 minutes, 90秒 is no number of minutes.
     r"|(?P<sec>\d+)\s*(?:秒钟?|(?:seconds?|secs?)(?![a-z]))"
     rf"|(?P<half>半)\s*个?\s*{_H_UNIT}"

@@ -9,11 +9,15 @@ tokens. A token is a value with its span and what the text says about it:
               date: the regex match (resolve with :meth:`Scan.date_of`); version: int tuple
 ``asserted``  its clause asserts it: not negated (不是20度, not 20), not a question, not taken
               back (20度，不对，是22度)
-``approx``    an approximation or a bound: 约20度, 二十多度, 五六个 (5~6), 不到1小时, about 20;
-              for times, a span given as an estimate (7点到8点之间, between 7 and 8 am)
+``approx``    a bound, not the value: 二十多度, 不到1小时, nearly 20, 30分钟以内; for times, a span
+              given as an estimate (7点到8点之间, between 7 and 8 am). An approximation word
+              beside one value (约20度, 大约1小时, about 20, 20度左右) states it: no mark
 ``hedged``    offered as one of alternatives: 6:40或7:40, 1小时或1小时15分, 5 or 6
 ``ranged``    one end of a range: 10:00-22:00, 20到25度
 ``paren``     inside parentheses (a restatement: 明天（4月6日）)
+``clock``     a duration read from an H:MM that nothing in its clause says is one: 下午3:20 and
+              晚上9:00到家 are clock times, 用时1:30 and 全程 1:30 durations (a field asked as a
+              duration says it too: the matchers read ``clock`` durations there)
 
 Decisions, each pinned by the named cases in tests/core/test_tokens.py:
 
@@ -44,6 +48,7 @@ from typing import Any
 from . import dates as D
 from . import lexicon as L
 from .numerals import fold
+from .retractions import corrections, list_markers, struck
 from .times import find_durations, find_times
 
 __all__ = ["Token", "Clause", "Scan", "scan", "fold", "asserted_in", "KINDS"]
@@ -65,6 +70,7 @@ class Token:
     ranged: bool = False
     asserted: bool = True
     paren: bool = False
+    clock: bool = False
 
     @property
     def exact(self) -> bool:
@@ -91,7 +97,9 @@ _CLAUSE_WORD_CN = "|".join(
     ("(?<!不)" + w if w.startswith("但") else w) for w in sorted(L.CLAUSE_WORDS_CN, key=len, reverse=True)
 )
 _BOUNDARY_RE = re.compile(
-    r"(?P<punct>[。;!?\n]|\s[—–]\s|——|(?<!\d),|,(?!\d{3}(?!\d))|\.(?=\s|$|[\u4e00-\u9fff])(?<![a-z]\.[a-z]\.)(?<!\bno\.))"
+    # Full-width marks too: a raw answer (a pattern's fallback) is read with the same clauses.
+    # A markdown bullet (" - ", " * ", " • ") after words starts an item: "07:00 已关闭 - 08:00".
+    r"(?P<punct>[。;!?\n；！？，]|\s[—–]\s|——|(?<![\d\s])\s[-*•]\s|(?<!\d),|,(?!\d{3}(?!\d))|\.(?=\s|$|[\u4e00-\u9fff])(?<![a-z]\.[a-z]\.)(?<!\bno\.))"
     rf"|(?P<word>{_CLAUSE_WORD_CN}"
     rf"|(?<![a-z])(?:{'|'.join(L.CLAUSE_WORDS_EN)})(?![a-z]))",
     re.IGNORECASE,
@@ -112,6 +120,9 @@ _BOUND_RE = re.compile(
 )
 _A_NOT_A_RE = re.compile(r"([\u4e00-\u9fff])[不没]\1")
 _DENIAL_RE = re.compile("|".join(L.CN_DENIALS))
+# A likelihood of nothing is a denial by meaning: 下雪的可能性为零, 概率为0, zero chance of snow.
+_ZERO_RE = re.compile(r"0|zero|nil|none", re.IGNORECASE)
+_NULL_CHANCE_RE = re.compile(f"{L.NULL_CHANCE_CN}|(?<![a-z])(?:{L.NULL_CHANCE_EN})(?![a-z])", re.IGNORECASE)
 _RETRACTIONS = frozenset(w.lower() for w in L.RETRACTIONS)
 # Quoted names: “…”, "…", 「…」, 『…』, 《…》.
 QUOTE_RE = re.compile(r"“([^“”]*)”|\"([^\"]*)\"|「([^「」]*)」|『([^『』]*)』|《([^《》]*)》")
@@ -136,6 +147,7 @@ def negators(clause: str) -> list[tuple[int, int, str]]:
             continue
         out.append((m.start(), m.end(), m.group(0)))
     out += [(m.start(), m.end(), m.group(0)) for m in _DENIAL_RE.finditer(t)]
+    out += [(m.start(), m.end(), "null chance") for m in _NULL_CHANCE_RE.finditer(t)]
     out += [(m.start(), m.end(), m.group(0).lower()) for m in _EN_NEG_RE.finditer(_mask(t, _EN_NOT_NEG_RE))]
     return sorted(out)
 
@@ -170,6 +182,14 @@ def denies_at(clause: str, a: int, b: int) -> bool:
         # 去不了, 买不到, 做不成: a potential complement right after the verb denies it.
         if start == b and word == "不" and clause[end : end + 1] in _POTENTIAL:
             return True
+        if word == "null chance":
+            # 下雪的可能性为零, "the chance of snow is 0%": a likelihood of nothing denies what it
+            # is the likelihood of, anywhere in its clause, but not its own zero (降水概率为0
+            # states a probability of 0).
+            zero = list(_ZERO_RE.finditer(clause, start, end))
+            if not zero or a < zero[-1].start():
+                return True
+            continue
         if start >= b and _AFTER_DENIERS_RE.match(clause[start : start + 8].lstrip()):
             return True
         if start >= b and _AFTER_DENIERS_RE.match(clause[b:start + 8].lstrip()):
@@ -178,24 +198,25 @@ def denies_at(clause: str, a: int, b: int) -> bool:
 
 
 def asserted_in(text: str, a: int, b: int) -> bool:
-    """Does text (folded or not) assert what stands at text[a:b]? Its clause is no question and
-    not taken back, and no negation outside the span denies it (for spans found by a pattern)."""
-    for c in clauses(text):
-        if c.start <= a < c.end or (a == c.end == len(text)):
-            if c.question or c.retracted:
-                return False
-            body = text[c.start : a] + " " * (b - a) + text[b : c.end]
-            return not denies_at(body, a - c.start, b - c.start)
-    return True
+    """Does a text read as written (not folded: a pattern that pins a full-width spelling)
+    claim what stands at text[a:b]? The same reading as ``Scan.claims``, on the raw text."""
+    return Scan(text, folded=False).claims(a, b)
 
 
-def clauses(text: str, keep: list[tuple[int, int]] = ()) -> tuple[Clause, ...]:
+def clauses(text: str, keep: list[tuple[int, int]] = (), splits: list[int] = ()) -> tuple[Clause, ...]:
     """The clauses of folded text, each with whether it asserts what it says. A boundary inside
-    one of the `keep` spans (a value: "Apr 5, 2026") does not split it."""
+    one of the `keep` spans (a value: "Apr 5, 2026") does not split it; each of `splits` (where
+    a list item starts) starts a clause."""
     spans: list[tuple[int, int, str]] = []
     pos = 0
-    for m in _BOUNDARY_RE.finditer(text):
-        if any(a < m.start() < b for a, b in keep):
+    bounds = [(m.start(), m) for m in _BOUNDARY_RE.finditer(text)] + [(p, None) for p in splits]
+    for at, m in sorted(bounds, key=lambda x: x[0]):
+        if m is None:
+            if at > pos:
+                spans.append((pos, at, ""))
+                pos = at
+            continue
+        if at < pos or any(a < m.start() < b for a, b in keep):
             continue
         if m.group("punct") is not None:
             spans.append((pos, m.end(), m.group("punct")))
@@ -213,7 +234,7 @@ def clauses(text: str, keep: list[tuple[int, int]] = ()) -> tuple[Clause, ...]:
             out[-1] = replace(out[-1], retracted=True)
             out.append(Clause(start, end, question=False, negated=True))
             continue
-        question = mark == "?" or core.endswith("吗") or bool(_A_NOT_A_RE.search(body))
+        question = mark in ("?", "？") or core.endswith("吗") or bool(_A_NOT_A_RE.search(body))
         out.append(Clause(start, end, negated=_denies(body), question=question))
     return tuple(out)
 
@@ -246,15 +267,20 @@ _VERSION_RE = re.compile(
     re.IGNORECASE,
 )
 _PAREN_RE = re.compile(r"\([^()]*\)|【[^【】]*】")
-_EN_APPROX_BEFORE = re.compile(
-    r"(?<![a-z])(?:" + "|".join(re.escape(w) for w in sorted(L.APPROX_BEFORE_EN, key=len, reverse=True))
-    + r")\s*$|(?<![\d%°度])(?<!°[CFcf])\s*[~≈]\s*$",
-    re.IGNORECASE,
-)
-# 大概能睡7.5小时, 大约需要50分钟: the approximation word may stand a few characters before.
-_CN_APPROX_BEFORE = re.compile(
-    "(?:" + "|".join(sorted(L.APPROX_BEFORE_CN, key=len, reverse=True)) + r")[^\d,.;:!?()]{0,4}$"
-)
+def _words_before(cn: tuple[str, ...] | list[str], en: tuple[str, ...] | list[str], *, signs: bool) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """Patterns for words that stand before a value: Chinese ones may stand a few characters
+    before it (大概能睡7.5小时, 不到一个小时), English ones right before it."""
+    en_re = re.compile(
+        r"(?<![a-z])(?:" + "|".join(re.escape(w) for w in sorted(en, key=len, reverse=True)) + r")\s*$"
+        + (r"|(?<![\d%°度])(?<!°[CFcf])\s*[~≈]\s*$" if signs else ""),
+        re.IGNORECASE,
+    )
+    cn_re = re.compile("(?:" + "|".join(sorted(cn, key=len, reverse=True)) + r")[^\d,.;:!?()]{0,4}$")
+    return cn_re, en_re
+
+
+_CN_APPROX_BEFORE, _EN_APPROX_BEFORE = _words_before(L.APPROX_BEFORE_CN, L.APPROX_BEFORE_EN, signs=True)
+_CN_BOUND_BEFORE, _EN_BOUND_BEFORE = _words_before(L.BOUND_BEFORE_CN, L.BOUND_BEFORE_EN, signs=False)
 _HEDGE_RE = re.compile(
     r"^[^。;!?\n\d]*?(?:" + "|".join(re.escape(w) for w in L.HEDGE_WORDS if w.isascii() is False)
     + r"|(?<![a-z])(?:" + "|".join(L.EN_HEDGE_WORDS) + r")(?![a-z]))[^。;!?\n\d]*$",
@@ -319,19 +345,22 @@ def _numbers(text: str, blocked: list[tuple[int, int]]) -> list[Token]:
 # -- marks -------------------------------------------------------------------------------------
 
 
-def _approximate(text: str, t: Token, clause: Clause) -> bool:
+def _bounded(text: str, t: Token, clause: Clause) -> bool:
+    """Is the number or duration a bound rather than the value (不到1小时, 二十多度, 1个多小时,
+    nearly 20, 30分钟以内)? An approximation word (约, 大约, 左右, about) is no bound: beside one
+    value it states that value."""
     before = text[max(clause.start, t.start - 12) : t.start].rstrip()
-    if _CN_APPROX_BEFORE.search(before) or _EN_APPROX_BEFORE.search(before):
+    if _CN_BOUND_BEFORE.search(before) or _EN_BOUND_BEFORE.search(before):
         return True
     after = text[t.end : t.end + 4]
-    if t.kind == "number" and after.startswith(L.APPROX_AFTER_DIGITS):
+    if t.kind == "number" and after.startswith(L.BOUND_AFTER_DIGITS):
         return True
     rest = text[t.end :]
     if t.unit:
         rest = rest.lstrip()[len(t.unit) :]
     rest = rest.lstrip().lower()
     # 1个多小时 is more than an hour; 20度多云 is 20 degrees and cloudy.
-    return rest.startswith(L.APPROX_AFTER_UNIT) or (t.unit == "个" and rest.startswith("多"))
+    return rest.startswith(L.BOUND_AFTER_UNIT) or (t.unit == "个" and rest.startswith("多"))
 
 
 def _mark_pairs(text: str, tokens: list[Token]) -> list[Token]:
@@ -376,20 +405,76 @@ def _time_estimates(text: str, tokens: list[Token]) -> list[Token]:
         if not (t1.ranged and t2.ranged):
             continue
         before = text[max(0, t1.start - 12) : t1.start].rstrip()
-        if _SPAN_AFTER_RE.match(text, t2.end) or _CN_APPROX_BEFORE.search(before) or _EN_APPROX_BEFORE.search(before):
+        if _SPAN_AFTER_RE.match(text, t2.end) or any(
+            r.search(before) for r in (_CN_APPROX_BEFORE, _EN_APPROX_BEFORE, _CN_BOUND_BEFORE, _EN_BOUND_BEFORE)
+        ):
             out[a], out[b] = replace(t1, approx=True), replace(t2, approx=True)
     return out
+
+
+_COLON_FORM_RE = re.compile(r"\d+:\d{2}(?::\d{2})?")
+_CUE_BEFORE_RE = re.compile(
+    "|".join(re.escape(w) for w in L.DURATION_CUES_BEFORE if not w.isascii())
+    + r"|(?<![a-z])(?:" + "|".join(re.escape(w) for w in L.DURATION_CUES_BEFORE if w.isascii()) + r")(?![a-z])",
+    re.IGNORECASE,
+)
+_CUE_DIRECT_RE = re.compile(
+    "(?:" + "|".join(sorted(L.DURATION_CUES_DIRECT, key=len, reverse=True)) + r")\s*(?:"
+    + "|".join(sorted(L.APPROX_BEFORE_CN, key=len, reverse=True)) + r")?\s*$"
+)
+_CLOCK_AFTER_RE = re.compile(r"\s*(?:" + "|".join(re.escape(w) for w in L.CLOCK_WORDS_AFTER) + r")", re.IGNORECASE)
+_CUE_AFTER_RE = re.compile(r"\s*(?:" + "|".join(re.escape(w) for w in L.DURATION_CUES_AFTER) + r")", re.IGNORECASE)
+
+
+def _clock_face(text: str, t: Token, clause: Clause, found: list[Token]) -> bool:
+    """Is a duration read from an H:MM a clock time (see ``clock`` in the module docstring)?"""
+    if t.kind != "duration" or not _COLON_FORM_RE.fullmatch(text, t.start, t.end):
+        return False
+    # 下午3:20, 9:00 pm: the time read around it has a period, so it is a time of day.
+    if any(o.kind == "time" and o.start <= t.start and t.end <= o.end and (o.start, o.end) != (t.start, t.end)
+           for o in found):
+        return True
+    if _CLOCK_AFTER_RE.match(text, t.end):
+        return True  # 行程：9:00出发 names a time
+    return not (_CUE_BEFORE_RE.search(text, clause.start, t.start) or _CUE_DIRECT_RE.search(text, clause.start, t.start)
+                or _CUE_AFTER_RE.match(text, t.end))
 
 
 class Scan:
     """A text as the tokenizer read it: folded text, clauses and tokens (see the module doc)."""
 
-    def __init__(self, text: object):
+    def __init__(self, text: object, *, folded: bool = True):
         self.raw = text if isinstance(text, str) else ""
-        self.text = fold(text)
-        found = self._values()
-        self.clauses = clauses(self.text, [(t.start, t.end) for t in found])
+        self.text = fold(text) if folded else self.raw
+        # Item numbers of a list are no values (judges.retractions), and each starts a clause.
+        self.markers = list_markers(self.text)
+        found = [t for t in self._values() if not (t.kind == "number" and _overlaps((t.start, t.end), self.markers))]
+        read = clauses(self.text, [(t.start, t.end) for t in found], [a for a, _ in self.markers])
+        taken, withdrawn = corrections(self.text, [(c.start, c.end) for c in read],
+                                       [(t.start, t.end, _kind_key(t), _value_key(t)) for t in found])
+        self.clauses = tuple(replace(c, retracted=True) if i in taken else c for i, c in enumerate(read))
+        # Values withdrawn inside a clause (之前说的4个是我数错了) and struck-out text (~~07:00~~).
+        self.withdrawn = tuple(withdrawn + struck(self.text))
         self.tokens = self._marked(found)
+
+    def claims(self, a: int, b: int) -> bool:
+        """The one claim reading: does the answer claim what stands at text[a:b]? Its clause is
+        no question and not taken back, it is not withdrawn, not a list's item number, not one
+        of alternatives, and no negation outside the span denies it (negators inside it belong
+        to the value: 未通过). Every matcher and check path reads an answer's hits with this."""
+        clause = self.clause_at(a)
+        if clause.question or self.alternatives(a, b) or self.taken_back(a, b):
+            return False
+        if _overlaps((a, b), self.markers):
+            return False
+        body = self.text[clause.start : a] + " " * (b - a) + self.text[b : clause.end]
+        return not denies_at(body, a - clause.start, b - clause.start)
+
+    def taken_back(self, a: int, b: int) -> bool:
+        """Is what stands at text[a:b] taken back (its clause retracted or corrected) or
+        withdrawn (an admitted mistake, struck-out text)? Such a value is no claim at all, not
+        even one that needs grounding on a screen."""
+        return self.clause_at(a).retracted or any(s <= a and b <= e for s, e in self.withdrawn)
 
     def clause_at(self, pos: int) -> Clause:
         """The clause a position of the folded text is in."""
@@ -441,9 +526,10 @@ class Scan:
             out.append(
                 replace(
                     t,
-                    asserted=not (clause.question or clause.retracted or denied),
-                    approx=t.approx or (t.kind in ("number", "duration") and _approximate(text, t, clause)),
+                    asserted=not (clause.question or clause.retracted or denied or self.taken_back(t.start, t.end)),
+                    approx=t.approx or (t.kind in ("number", "duration") and _bounded(text, t, clause)),
                     paren=any(s < t.start and t.end <= e for s, e in parens),
+                    clock=_clock_face(text, t, clause, found),
                 )
             )
         return tuple(out)
@@ -469,6 +555,21 @@ class Scan:
         words = tuple(w for w in L.HEDGE_WORDS if w != "either")
         # 还是 before a value is "still" (今天还是多云); after one it offers another (北京还是上海).
         return before.endswith(tuple(w for w in words if w != "还是")) or after.startswith(words)
+
+
+_SCALELESS = frozenset({"°", "°c", "℃", "度", "摄氏度", "degrees", "degree"})
+
+
+def _kind_key(t: Token) -> str:
+    """What kind of value a token is, for corrections: "number:度" (degrees of any spelling)."""
+    if t.kind != "number":
+        return t.kind
+    unit = t.unit.strip().lower()
+    return f"number:{'度' if unit in _SCALELESS else unit}"
+
+
+def _value_key(t: Token) -> object:
+    return t.value.group(0) if t.kind == "date" else t.value
 
 
 def scan(text: object) -> Scan:

@@ -30,9 +30,10 @@ from functools import lru_cache
 from pathlib import Path
 from types import ModuleType
 
-#: Whose modules can decide a verdict. ``trajectory.events`` is the leaf module of event types;
-#: nothing else of the shell is reachable from the pure core.
-PACKAGES = ("judges", "replay", "suites", "trajectory.events")
+#: Whose modules can decide a verdict. ``trajectory.events`` is the leaf module of event types and
+#: ``trajectory.columns`` what replay derives from them (the figures of a state); nothing else of
+#: the shell is reachable from the pure core.
+PACKAGES = ("judges", "replay", "suites", "trajectory.events", "trajectory.columns")
 
 
 # CPython's ast module (3.11 here) keeps its constructor's recursion counter in state that threads

@@ -23,6 +23,7 @@ import msgspec
 from msgspec import Struct
 
 from trajectory import events as ev
+from trajectory.columns import declaration
 
 from msgspec.structs import replace
 
@@ -49,7 +50,7 @@ class Reads(Struct, frozen=True, kw_only=True):
 
 ALL = Reads()
 
-_DECL = ev.declaration()
+_DECL = declaration()
 # The kinds aggregated here; every other kind of the declaration is decoded and applied through
 # the fold's own effect (replay.fold.effect), so a new kind needs nothing here.
 AGGREGATED = ("run_started", "run_finished", "step_taken", "screen_read", "sheet_changed", "answer_given")

@@ -13,6 +13,7 @@ from typing import Any
 from msgspec.structs import replace
 
 from trajectory import events as ev
+from trajectory.columns import declaration
 from trajectory.errors import TrajError
 
 from .patch import PatchError, apply_patch
@@ -50,7 +51,7 @@ class ReplayError(TrajError, ValueError):
 
 
 _FIGURES = tuple(
-    (c.name, path) for c in ev.declaration().figures for kind, path in c.sources if kind == "step_taken"
+    (c.name, path) for c in declaration().figures for kind, path in c.sources if kind == "step_taken"
 )
 
 

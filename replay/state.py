@@ -13,6 +13,7 @@ from typing import Any
 from msgspec import Struct, defstruct, field
 
 from trajectory import events as ev
+from trajectory.columns import declaration
 from trajectory.events import Route
 
 
@@ -78,7 +79,7 @@ class Sheet(Struct, frozen=True, kw_only=True):
 def _totals_type() -> type[Struct]:
     """Token and time totals over all steps: one field per figure of the event declaration
     (``figure=True`` in trajectory/events.py), so a figure added there is totalled here."""
-    figures = ev.declaration().figures
+    figures = declaration().figures
     return defstruct(
         "Totals",
         [(c.name, int if c.type == "int64" else float, 0 if c.type == "int64" else 0.0) for c in figures],

@@ -15,6 +15,27 @@ if TYPE_CHECKING:
 # tests/ itself, importable from every folder.
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from hypothesis import settings
+
+# Hypothesis runs deterministic by default (the `.ci/run` lane): derandomized, no example
+# database, no deadline (a deadline is a speed limit, and speed is never asserted). A bug a
+# random seed could find then never fails an unrelated change; the long exploration is the
+# `fuzz` profile, 20x the examples, randomized, selected with `pytest -m fuzz` (which also runs
+# the fuzz-marked tests, e.g. the 100,000-answer phrasing corpus) or `--hypothesis-profile=fuzz`.
+FUZZ_SCALE = 20
+settings.register_profile("ci", derandomize=True, database=None, deadline=None, print_blob=True)
+settings.register_profile("fuzz", max_examples=100 * FUZZ_SCALE, derandomize=False, database=None, deadline=None,
+                          print_blob=True)
+settings.load_profile("ci")
+
+
+def pytest_configure(config) -> None:
+    markexpr = config.getoption("markexpr", "") or ""
+    chosen = config.getoption("hypothesis_profile", None)
+    if chosen == "fuzz" or (chosen is None and "fuzz" in markexpr and "not fuzz" not in markexpr):
+        settings.load_profile("fuzz")
+        # Tests that size their runs with strategies_matchers.examples() scale with the profile.
+        os.environ.setdefault("TRAJ_HYPOTHESIS_SCALE", str(FUZZ_SCALE))
 
 
 @pytest.fixture

@@ -13,7 +13,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import crash_worker as cw
 from procs import Proc
-from trajectory.ingest.plain import ingest_bytes, parse
+from trajectory.ingest.plain import parse
+from trajectory.ingest.files import ingest_bytes
 from trajectory.store.delta import Store
 
 SEED = int(os.environ.get("TRAJ_CRASH_SEED", "20260405"))

@@ -156,7 +156,7 @@ def _range(text: str) -> range:
 
 
 def do_ingest(store: Any, args: argparse.Namespace) -> None:
-    from trajectory.ingest.plain import ingest_bytes
+    from trajectory.ingest.files import ingest_bytes
 
     for k in _range(args.batches):
         r = ingest_bytes(store, batch_bytes(args.seed, k, complete=args.complete), f"batch-{args.seed}-{k}")
@@ -195,7 +195,7 @@ def do_judge(store: Any, args: argparse.Namespace) -> None:
 
 
 def do_compact(store: Any, args: argparse.Namespace) -> None:
-    from trajectory.ingest.plain import ingest_bytes
+    from trajectory.ingest.files import ingest_bytes
 
     for k in _range(args.batches):
         ingest_bytes(store, batch_bytes(args.seed, k), f"batch-{args.seed}-{k}")
@@ -206,7 +206,7 @@ def do_compact(store: Any, args: argparse.Namespace) -> None:
 
 def do_race(store: Any, args: argparse.Namespace) -> None:
     from trajectory.errors import ConflictError
-    from trajectory.ingest.plain import ingest_bytes
+    from trajectory.ingest.files import ingest_bytes
 
     data = ("\n".join(run_lines(args.run, variant=args.variant)) + "\n").encode()
     try:

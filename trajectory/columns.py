@@ -17,6 +17,7 @@ adding a field) derives its own columns.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 from collections.abc import Sequence
 from functools import cached_property
@@ -24,6 +25,8 @@ from typing import Any
 
 import msgspec
 import msgspec.inspect as mi
+
+from trajectory import events as ev
 
 ENVELOPE_TYPES = {"run_id": "string", "seq": "int64", "ts": "timestamp"}
 
@@ -256,6 +259,12 @@ class Declaration:
 # -- the format for people (docs/events.md) ---------------------------------------------------------
 
 
+@functools.cache
+def declaration() -> Declaration:
+    """The columns and summaries derived from the declared event types, built once."""
+    return Declaration(ev.EVENT_TYPES)
+
+
 def _type_text(t: Any) -> str:
     base = _base(t)
     if isinstance(base, mi.LiteralType):
@@ -327,13 +336,11 @@ def update_doc(path: str) -> bool:
     """Rewrite the generated part of a doc; whether it changed."""
     from pathlib import Path
 
-    from trajectory import events as ev
-
     p = Path(path)
     text = p.read_text(encoding="utf-8")
     head, _, rest = text.partition(BEGIN)
     _, _, tail = rest.partition(END)
-    new = f"{head}{BEGIN}\n\n{markdown(ev.declaration(), ev.Event)}\n{END}{tail}"
+    new = f"{head}{BEGIN}\n\n{markdown(declaration(), ev.Event)}\n{END}{tail}"
     if new != text:
         p.write_text(new, encoding="utf-8")
     return new != text

@@ -8,7 +8,8 @@ derived from a class name.
 Each field's metadata (:func:`doc`) says, besides what the field means, how the shell stores
 it: the Arrow schema of the events table, the typed columns built at ingest, the columns the
 batch replay aggregates, the ``runs`` view and the CLI's one-line summary are all derived from
-it (``trajectory/columns.py``). Adding a field is one edit here plus its tests.
+it (``trajectory/columns.py``, which imports this module; this one imports nothing of the
+shell). Adding a field is one edit here plus its tests.
 
 This is a leaf module: it imports msgspec and the standard library only, so the pure core
 (``replay/``, ``judges/``, ``suites/``) can import it without loading the store.
@@ -523,19 +524,6 @@ def ts_to_us(ts: _dt.datetime) -> int:
 def us_to_ts(us: int) -> _dt.datetime:
     """Inverse of :func:`ts_to_us`."""
     return _dt.datetime(1970, 1, 1, tzinfo=UTC) + _dt.timedelta(microseconds=us)
-
-
-def declaration():  # noqa: ANN201 - trajectory.columns.Declaration
-    """The columns and summaries derived from these event types (``trajectory/columns.py``)."""
-    global _DECLARATION
-    if _DECLARATION is None:
-        from trajectory.columns import Declaration
-
-        _DECLARATION = Declaration(EVENT_TYPES)
-    return _DECLARATION
-
-
-_DECLARATION = None
 
 
 def json_schema() -> dict[str, Any]:

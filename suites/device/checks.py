@@ -23,9 +23,13 @@ tests pin each one):
   items, nor are ranks (第一条, 前三个) or the article 一 (一款, 一班): those restate the question.
 * ``answer_regex`` matches whole values: a match may not start or end inside a number, so
   "8\\.9\\d?%" does not pass 18.93% even when the task did not anchor it.
-* ``answer_regex`` and ``answer_contains`` count a hit only where the answer claims it: not in a
-  clause that denies it (不是8.93%，是9.8%), and not beside another value of its kind that the
-  answer gives for what the goal asks (第一名是《霸王别姬》，《肖申克的救赎》排第二).
+* ``answer_regex`` and ``answer_contains`` count a hit only where the answer claims it, by the
+  one claim reading every path shares (``Scan.claims``): not in a clause that denies it
+  (不是8.93%，是9.8%) or asks it and is denied (一样吗？不一样), not taken back (20度，不对，是22度;
+  之前说的4个是我数错了), not a list's item number, and not beside another value of its kind that
+  the answer gives for what the goal asks (第一名是《霸王别姬》，《肖申克的救赎》排第二). A hit is a
+  whole value: 唐人街探案 does not pass 唐人街探案3, nor MyWifi MyWifi-5G (``judges.names``).
+* ``answer_grounded`` needs no screen for a value the answer takes back: it is not claimed.
 * ``screen_has`` and ``confirmation_shows`` compare whole values too: 6:40 is on "06:40" but
   not on "16:40"; amount 25 is not shown by ¥125 or 1,025. A time is compared by meaning: 06:40
   is not on "6:40 下午".
@@ -41,8 +45,9 @@ from typing import Any
 from judges import dates as D
 from judges.base import Check
 from judges.claims import outclaimed
-from judges.matchers import asserted_at, phrase_hits, phrase_spans, stated_spans
+from judges.matchers import asserted_at, phrase_hits, phrase_spans, stated_spans, whole_at
 from judges.screens import clocks, folded, scanned
+from judges.lexicon import DISCOUNT_WORDS
 from judges.tokens import QUOTE_RE, asserted_in, fold, scan
 from replay.state import RunState
 
@@ -143,6 +148,8 @@ def whole_spans(pattern: re.Pattern[str], text: str) -> list[tuple[int, int]]:
             continue
         if text[b - 1:b].isdigit() and re.match(r"\d|[.,]\d", text[b:b + 2]):
             continue
+        if not whole_at(text, a, b):
+            continue  # a name with a suffix is another name: 唐人街探案 is not in 唐人街探案3
         out.append((a, b))
     return out
 
@@ -168,7 +175,7 @@ def answer_regex(check: AnswerRegex, state: RunState, name: str = "answer_regex"
     if answer is not None:
         folded = fold(answer)
         ok = claimed(answer, whole_spans(pattern, folded), goal)
-        if not ok and not whole_spans(pattern, folded):
+        if not ok and not pattern.search(folded):
             # A spelling only the raw answer has (a pattern pinning full-width forms): its
             # clauses are read on the raw text.
             ok = any(asserted_in(answer, a, b) for a, b in whole_spans(pattern, answer))
@@ -248,12 +255,14 @@ class Items:
         if items:
             for m in QUOTE_RE.finditer(s.text):
                 inner = next(g for g in m.groups() if g is not None).strip()
-                if inner:
+                if inner and not s.taken_back(*m.span()):
                     self.texts.append(inner)
                 covered.append(m.span())
             self._pairs(s, covered)
             covered += [m.span() for m in _LIST_MARKER_RE.finditer(s.text)]
-        tokens = [t for t in s.tokens if not _inside((t.start, t.end), covered)]
+        # A value the answer takes back (20度，不对，是22度; 之前说的4个是我数错了) is not
+        # claimed, so it needs no screen: the same reading as every other path (Scan.claims).
+        tokens = [t for t in s.tokens if not _inside((t.start, t.end), covered) and not (items and s.taken_back(t.start, t.end))]
         # Codes (G11, CMCC-8F2A, HX6730) hold digits a number does not read: each is a value.
         valued = [(t.start, t.end) for t in s.tokens if t.kind in ("time", "date", "version")]
         self.codes = [
@@ -261,12 +270,14 @@ class Items:
             if items and not _NOT_CODE_RE.fullmatch(m.group(0))
             and not _inside(m.span(), covered) and not any(a < m.end() and m.start() < b for a, b in valued)
         ]
-        self.times = [t.value for t in tokens if t.kind == "time"]
         self.dates = [md for t in tokens if t.kind == "date" and (md := D.month_day(t.value)) is not None]
-        # 06:40 reads as a time and as a duration; on a screen or in an answer it is a clock.
-        clocks = [(t.start, t.end) for t in tokens if t.kind == "time"]
-        durations = [t for t in tokens if t.kind == "duration" and not _inside((t.start, t.end), clocks)]
+        # 06:40 reads as a time and as a duration; on a screen or in an answer it is a clock,
+        # unless its clause says it is a duration (时长 1:30, 用时1:30). 1h30 is a duration too.
+        durations = [t for t in tokens if t.kind == "duration" and not t.clock]
         self.durations = [t.value for t in durations]
+        # 用时1:30 and 1h30 are durations, not also the clock times 01:30 and 13:30.
+        as_duration = {(t.start, t.end) for t in durations}
+        self.times = [t.value for t in tokens if t.kind == "time" and (t.start, t.end) not in as_duration]
         spans = [(t.start, t.end) for t in durations] + [(t.start, t.end) for t in tokens if t.kind == "date"]
         self.versions = [t.value for t in tokens if t.kind == "version"]
         # A number inside a duration (the 1 and 5 of 1小时5分) or a date (the 2026 of 2026年4月5日)
@@ -418,6 +429,18 @@ def _time_needle(needle: str) -> list[tuple[int, int]]:
     return []
 
 
+_RANK_NEEDLE_RE = re.compile(r"(?:第|(?:no|top)\.?\s*|#)\s*(?P<n>\d{1,3})\s*(?:名|位)?", re.IGNORECASE)
+
+
+def _rank_shown(needle: str, hay: str) -> bool:
+    """A rank (第一, 第1名, No.1, Top 1, #1) is on a screen that shows it in any of those forms."""
+    m = _RANK_NEEDLE_RE.fullmatch(needle.strip())
+    if m is None:
+        return False
+    n = int(m.group("n"))
+    return re.search(rf"(?:第\s*0*{n}|(?<![a-z])(?:no|top)\.?\s*0*{n}|#\s*0*{n})(?!\d)", hay, re.IGNORECASE) is not None
+
+
 def _shows_text(needle: str, text: str) -> bool:
     """The text shows `needle` as a whole value: "标记-b1" is not on "标记-b12". A needle that is
     a time is compared by its meaning, like answer_grounded: 06:40 is on "6:40", "06:40" and
@@ -439,6 +462,8 @@ def _shows_text(needle: str, text: str) -> bool:
         return True
     # A clock written without its leading zero is the same clock: 6:40 is on 06:40.
     bare = (folded(needle) if isinstance(needle, str) else fold(needle)).strip()
+    if _rank_shown(bare, hay):
+        return True
     return bool(re.fullmatch(r"\d:\d{2}", bare)) and bool(phrase_spans("0" + bare, hay))
 
 
@@ -449,7 +474,7 @@ def _shows_text_plain(needle: str, text: str) -> bool:
     want = _time_needle(needle)
     if want:
         return any(set(want) & set(t.value) for t in s.tokens if t.kind == "time")
-    if phrase_hits(needle, s, asserted=False):
+    if phrase_hits(needle, s, asserted=False) or _rank_shown(fold(needle).strip(), s.text):
         return True
     return bool(re.fullmatch(r"\d:\d{2}", fold(needle).strip())) and bool(phrase_hits("0" + fold(needle).strip(), s, asserted=False))
 
@@ -481,14 +506,32 @@ def asked_user(check: AskedUser, state: RunState, name: str = "asked_user") -> C
     return Check(name=name, passed=ok, expected=check.expected, actual=asked, reason=reason)
 
 
+_DISCOUNT_RE = re.compile(
+    r"(?:" + "|".join(re.escape(w) for w in sorted(DISCOUNT_WORDS, key=len, reverse=True) if not w.isascii())
+    + r"|(?<![a-z])(?:" + "|".join(w for w in DISCOUNT_WORDS if w.isascii()) + r")(?![a-z]))"
+    # 满100减25: the 25 is taken off.
+    r"\s*[:：]?\s*[-−]?\s*(?:[¥￥$]|rmb|cny)?\s*$|满\s*\d+(?:\.\d+)?\s*元?\s*减\s*(?:[¥￥$])?\s*$",
+    re.IGNORECASE,
+)
+_OFF_AFTER_RE = re.compile(r"\s*off(?![a-z])", re.IGNORECASE)
+
+
+def _discount(text: str, t: Any) -> bool:
+    """Is the number money taken off (已优惠25元, 立减¥25, $25 off), not an amount?"""
+    return bool(_DISCOUNT_RE.search(text[max(0, t.start - 8) : t.start])) or bool(_OFF_AFTER_RE.match(text, t.end))
+
+
 def _field_shows(field: str, expected: Any, actual: str | None) -> bool:
     if actual is None:
         return False
     if field == "amount":
         wanted = [t.value for t in scan(str(expected)).tokens if t.kind == "number"]
         if len(wanted) == 1:
-            # 25 and ¥25.00 are one amount; ¥125 and 1,025 are other amounts.
-            shown = [t.value for t in scan(actual).tokens if t.kind == "number" and not (t.hedged or t.ranged)]
+            # 25 and ¥25.00 are one amount; ¥125 and 1,025 are other amounts, and a card's
+            # "已优惠25元" is a discount, not the amount it shows.
+            s = scan(actual)
+            shown = [t.value for t in s.tokens
+                     if t.kind == "number" and not (t.hedged or t.ranged) and not _discount(s.text, t)]
             return any(math.isclose(wanted[0], n, rel_tol=1e-9, abs_tol=1e-9) for n in shown)
     return _shows_text(str(expected), actual)
 

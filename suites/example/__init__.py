@@ -35,7 +35,8 @@ def number_matches(expected: float, text: str) -> bool:
 
     Read with the shared tokenizer (``judges.matchers.match_value``), like every other suite:
     "25" is not 5, 二十 is 20, 负5 is -5, a number inside a word (一样) is none, a negated
-    number (不是20度) is not stated, and an approximation (大约四十) is not the exact value.
+    number (不是20度) is not stated, and a hedge (三四十) or a bound (四十多) is not the exact value;
+    an approximation word beside one value (大约四十) states it.
     """
     return match_value(expected, text)
 

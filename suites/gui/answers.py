@@ -123,9 +123,11 @@ _ASIDE_RE = re.compile(r"\([^()]*\)|【[^【】]*】")
 
 def _own_part(text: str, start: int, end: int, pos: int) -> str:
     """The part of a clause that speaks of the item at `pos`: an aside in brackets speaks of its
-    own items ("22:50（18:45的已关闭）" says nothing is off about 22:50), the rest of the others."""
+    own items ("22:50（18:45的已关闭）" says nothing is off about 22:50), the rest of the others;
+    an aside that names no item speaks of the clause's ("08:30（已关闭）")."""
     body = text[start:end]
-    asides = [m.span() for m in _ASIDE_RE.finditer(body)]
+    # An aside with no value of its own ("08:30（已关闭）") speaks of the item before it.
+    asides = [m.span() for m in _ASIDE_RE.finditer(body) if re.search(r"\d", m.group(0))]
     for a, b in asides:
         if a <= pos - start < b:
             return body[a:b]

@@ -287,7 +287,8 @@ class CheckWind(AnswerTask):
         # Whole values, asserted: 南风 is not in 东南风, 一周 supplies no 1, 不是东风 is not 东风;
         # and said of the asked city (obs.said).
         ok_dir = states(want["dir"], obs.said)
-        ok_scale = match_value(want["scale"], obs.said)
+        # The asked quantity decides the unit: a wind speed (3 m/s, 12 km/h) is no force of 3级.
+        ok_scale = match_value(want["scale"], obs.said, unit="级")
         return [
             Check(name="answer.dir", passed=ok_dir, expected=want["dir"], actual=text,
                   reason="" if ok_dir else f"wind direction {want['dir']} not stated"),

@@ -142,7 +142,7 @@ def test_demo_runs_end_to_end(sdir) -> None:
     r = traj("demo", "--store", sdir, "--suite", "example")
     assert r.exit_code == 0, r.output
     # 北京现在二十度 fails the substring rule and passes; 广州现在25度 passes it for 5 and fails.
-    # (The sloppy agent's 大约是四十 fails both: an approximation is not the value on the screen.)
+    # (The sloppy agent's 三四十 fails both: a hedge between two values states neither.)
     assert "2 flips" in r.output and "fail → pass" in r.output and "pass → fail" in r.output
     assert "pass rate by suite and task" in r.output
     again = traj("demo", "--store", sdir, "--suite", "example")

@@ -341,7 +341,7 @@ NEGATIVE_CASES: list[tuple[str, Callable[[], Case]]] = [
                                        text="开着的闹钟有7:00和14:30", pattern="distractor item / partial")),
     ("TimerLength", lambda: Case(C.TimerLength(label="烤蛋糕"), sheet=["1小时5分"], text="烤蛋糕计时器设了1.5小时",
                                  pattern="close but wrong")),
-    ("SleepDuration", lambda: Case(C.SleepDuration(), sheet=["8小时"], text="大概能睡8小时", pattern="close but wrong")),
+    ("SleepDuration", lambda: Case(C.SleepDuration(), sheet=["8小时"], text="能睡将近8小时", pattern="close but wrong")),
     ("NextRingDate", lambda: Case(C.NextRingDate(label="健身"), sheet=["明天"], text="健身闹钟明天响",
                                   pattern="close but wrong")),
     ("SetAlarm", lambda: Case(C.SetAlarm(time="06:30", label="赶飞机"), patch=[_new_alarm("06:00", "赶飞机")],

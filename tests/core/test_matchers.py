@@ -64,7 +64,9 @@ def cases(*rows):
         ("clock_not_decimal_after_period", "下午三点五", "下午3点5"),
         ("full_width_digits", "５６，０８８", "56,088"),
         ("full_width_colon_letters", "１４：３０ ＡＭ", "14:30 AM"),
-        ("whitespace_folded", "  北京 \t\n 上海  ", "北京 上海"),
+        ("whitespace_folded", "  北京 \t 上海  ", "北京 上海"),
+        # A line break stays one (issue 22: the lines of a list are its items).
+        ("line_break_kept", "  北京 \t\n 上海  ", "北京\n上海"),
         ("ideographic_space", "北京\u3000上海", "北京 上海"),
         ("minus_sign", "\u22123度", "-3度"),
         ("below_zero", "零下五度", "-5度"),
@@ -232,7 +234,9 @@ def test_match_value_rejects_unsupported_expected_types(expected):
         ("bare_hour_either_reading_pm", "13:10", "1点10分", True),
         ("bare_hour_either_reading_am", "01:10", "1点10分", True),
         ("zero_padded_decides", "13:10", "01:10", False),
-        ("two_digit_hour_decides", "22:30", "10:30", False),
+        # Issue 22 item 9: a two-digit clock-face hour reads both ways too; a leading zero decides.
+        ("two_digit_hour_reads_both_ways", "22:30", "10:30", True),
+        ("leading_zero_decides", "21:30", "09:30", False),
         ("period_decides", "01:10", "下午1点10分", False),
         ("noon_one", "13:00", "中午1点", True),
         ("noon_twelve", "12:00", "中午12点", True),
@@ -274,7 +278,7 @@ def test_match_time_tolerance_is_a_parameter():
 @pytest.mark.parametrize(
     "text,expected",
     cases(
-        ("seconds_ignored", "12:34:56", [(12, 34)]),
+        ("seconds_ignored", "12:34:56", [(12, 34), (0, 34)]),
         ("ambiguous_morning_first", "9:58", [(9, 58), (21, 58)]),
         ("twenty_four", "24:00", [(0, 0)]),
         ("minute_out_of_range", "10:75", []),

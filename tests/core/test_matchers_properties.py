@@ -187,22 +187,27 @@ def test_a_shift_of_six_to_714_minutes_does_not_match(minute, size, sign, data):
 
 
 @FAST
-@given(st.integers(1, 11), st.integers(0, 59))
+@given(st.integers(1, 12), st.integers(0, 59))
 def test_a_bare_clock_hour_reads_both_ways_and_a_period_word_decides(h, m):
+    # Every clock-face hour 1-12 (issue 22: 10:50 is 22:50 as 2:30 is 14:30; 12:30 is 00:30 too).
+    other = (h + 12) % 24
     bare = [
         f"{h}点{m}分",
-        f"{h}:{m:02d}" if h < 10 else f"{h}点{m:02d}分",  # 10:30 is a 24-hour spelling
+        f"{h}:{m:02d}",
         f"{to_chinese(h)}点{'零' if m < 10 else ''}{to_chinese(m)}分",
     ]
     for text in bare:
         assert match_time(f"{h:02d}:{m:02d}", text, tolerance_minutes=0), text
-        assert match_time(f"{h + 12}:{m:02d}", text, tolerance_minutes=0), text
+        assert match_time(f"{other:02d}:{m:02d}", text, tolerance_minutes=0), text
+    if h == 12:
+        return
     assert not match_time(f"{h + 12}:{m:02d}", f"上午{h}点{m}分")
     assert not match_time(f"{h:02d}:{m:02d}", f"下午{h}点{m}分")
     assert not match_time(f"{h + 12}:{m:02d}", f"{h}:{m:02d} AM")
     assert not match_time(f"{h:02d}:{m:02d}", f"{h}:{m:02d} PM")
     # Zero padding says the writer meant a 24-hour clock.
-    assert not match_time(f"{h + 12}:{m:02d}", f"{h:02d}:{m:02d}")
+    if h < 10:
+        assert not match_time(f"{h + 12}:{m:02d}", f"{h:02d}:{m:02d}")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -14,7 +14,8 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from judges.matchers import _squeezed, _whole, phrase_spans
+from judges.matchers import _squeezed, phrase_spans
+from judges.names import whole as _whole
 from judges.screens import clocks, folded
 from judges.tokens import fold, scan
 from suites.device.checks import Items, _show, _shows_text, _shows_text_plain, _time_needle, answer_grounded

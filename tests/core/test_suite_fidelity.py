@@ -158,7 +158,9 @@ GUI_CASES = [
     gui("c6", "highs_english", GZ_HIGHS, text("30 degrees, 29 degrees and 27 degrees"), "pass"),
     gui("c6", "alarms_english", C.EnabledAlarmTimes, text("7am, 2:30pm and 10:50pm"), "pass"),
     gui("c12", "count_english", C.CountEnabledAlarms, text("three alarms"), "pass"),
-    gui("c12", "count_approx", C.CountEnabledAlarms, text("大概3个"), "fail"),
+    # Issue 22 item 13: an approximation word beside one count states it; a bound does not.
+    gui("c12", "count_approx", C.CountEnabledAlarms, text("大概3个"), "pass"),
+    gui("c12", "count_bound", C.CountEnabledAlarms, text("不到3个"), "fail"),
     gui("c6", "rain_days_sheet_extra", SH_DAYS, sheet(["4月5日", "4月6日", "4月9日", "4月10日"]), "fail"),
     gui("c6", "highs_in_order", GZ_HIGHS, text("广州今天最高30度，明天29度，后天27度"), "pass"),
     gui("c6", "highs_reversed", GZ_HIGHS, text("依次是27、29、30度"), "fail"),
@@ -314,7 +316,11 @@ DEVICE_CASES = [
     dev("c9", "version_minor", G(), state("iOS 17.4", [("iOS 17.4.1", None)]), "fail"),
     dev("c9", "scale_rounded", G(), state("播放量356万", [("356.2万次播放", None)]), "fail"),
     dev("c9", "late_night", G(), state("深夜11点", [("23:00", None)]), "pass"),
-    dev("c9", "late_night_not_morning", G(), state("深夜11点", [("11:00", None)]), "fail"),
+    # Issue 22 item 9: a bare clock-face 11:00 reads either way; a screen that says AM, or keeps
+    # a 24-hour clock (09:00-11:00), shows the morning only.
+    dev("c9", "late_night_bare_clock_face", G(), state("深夜11点", [("11:00", None)]), "pass"),
+    dev("c9", "late_night_not_morning", G(), state("深夜11点", [("11:00 AM", None)]), "fail"),
+    dev("c9", "late_night_not_24h_morning", G(), state("深夜11点", [("营业 09:00-11:00", None)]), "fail"),
     dev("c9", "below_zero", G(), state("温度零下3度", [("3°C", None)]), "fail"),
     dev("c9", "pair_value", G(), state("状态：已签收", [("已发货", None)]), "fail"),
     dev("c9", "full_stop_after_value", G(), state("评分：8.9。", [("豆瓣 8.9", None)]), "pass"),

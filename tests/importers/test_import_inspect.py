@@ -30,7 +30,7 @@ from trajectory.cli.main import app  # noqa: E402
 from trajectory.judging import current_rows, passes, recorded_judgements  # noqa: E402
 from trajectory.query.sql import Views  # noqa: E402
 from trajectory.store.delta import Store  # noqa: E402
-from trajectory.llm.trust import trusted_runs  # noqa: E402
+from trajectory.judging.trust import trusted_runs  # noqa: E402
 
 runner = CliRunner()
 RUN = "inspect:capitals:{sid}:{epoch}:u{minute:03d}{sidu}e{epoch}"

@@ -17,7 +17,8 @@ from typer.testing import CliRunner
 from trajectory import events as ev
 from trajectory.cli.main import app
 from trajectory.errors import SchemaError
-from trajectory.ingest.plain import ingest_bytes, parse
+from trajectory.ingest.plain import parse
+from trajectory.ingest.files import ingest_bytes
 from trajectory.ingest.jsonkeys import duplicate_key
 from trajectory.store.delta import Store
 

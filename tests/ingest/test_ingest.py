@@ -11,7 +11,8 @@ from helpers import example_run, jsonl, line
 from strategies import runs
 from trajectory import events as ev
 from trajectory.errors import ConflictError, SchemaError
-from trajectory.ingest.plain import Limits, ingest_bytes
+from trajectory.ingest.plain import Limits
+from trajectory.ingest.files import ingest_bytes
 from trajectory.judging import load_events
 from trajectory.store.delta import Store
 

@@ -23,7 +23,8 @@ from figures import RELIABILITY_FIGURES
 from trajectory import events as ev
 from trajectory.cli.main import app
 from trajectory.errors import ConflictError, SchemaError
-from trajectory.ingest.plain import MAX_REPORTED, Limits, ingest_bytes, parse
+from trajectory.ingest.plain import MAX_REPORTED, Limits, parse
+from trajectory.ingest.files import ingest_bytes
 from trajectory.store.delta import Store
 
 SRC = "x.jsonl"

@@ -9,7 +9,7 @@ from replay import replay
 from replay.batch import Reads, batch_sql, build_state, detail_sql, group_details
 from strategies import runs
 from trajectory import events as ev
-from trajectory.ingest.plain import ingest_bytes
+from trajectory.ingest.files import ingest_bytes
 from trajectory.query.sql import Views
 from trajectory.store.delta import Store
 

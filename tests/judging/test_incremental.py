@@ -15,11 +15,11 @@ import suites as suite_pkg
 from helpers import example_run, jsonl, line
 from suites.example import ExampleSuite
 from trajectory.demo import broken_suites, record_all
-from trajectory.ingest.plain import ingest_bytes
+from trajectory.ingest.files import ingest_bytes
 from trajectory.judging import JUDGEMENT_SUITE, SuiteResolver, current_rows, judge_runs, passes
 from trajectory.query.sql import Views
 from trajectory.store.delta import Store
-from trajectory.llm.trust import trust_file_judgements
+from trajectory.judging.trust import trust_file_judgements
 
 COMPARED = ("outcome", "score", "reason", "judge_version", "details")
 

@@ -14,7 +14,7 @@ from helpers import example_run, jsonl
 from judges.base import Check, Suite, Verdict
 from trajectory.demo import broken
 from trajectory.errors import NotFound, QueryError
-from trajectory.ingest.plain import ingest_bytes
+from trajectory.ingest.files import ingest_bytes
 from trajectory.judging import (
     SuiteResolver,
     current_rows,

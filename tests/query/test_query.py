@@ -6,7 +6,7 @@ import pytest
 
 from helpers import example_run, jsonl
 from trajectory.errors import QueryError
-from trajectory.ingest.plain import ingest_bytes
+from trajectory.ingest.files import ingest_bytes
 from trajectory.judging import SuiteResolver, judge_runs
 from trajectory.query.sql import Views
 from trajectory.store.delta import Store

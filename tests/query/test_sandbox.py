@@ -15,7 +15,7 @@ from figures import RELIABILITY_FIGURES
 from helpers import example_run, jsonl
 from trajectory.cli.main import app
 from trajectory.errors import QueryError
-from trajectory.ingest.plain import ingest_bytes
+from trajectory.ingest.files import ingest_bytes
 from trajectory.query.sql import Views
 from trajectory.store.delta import Store
 

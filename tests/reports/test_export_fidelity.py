@@ -13,7 +13,7 @@ from replay import replay
 from strategies import runs
 from trajectory import events as ev
 from trajectory.reports.export import export_events
-from trajectory.ingest.plain import ingest_bytes
+from trajectory.ingest.files import ingest_bytes
 from trajectory.store.delta import Store
 
 

@@ -15,7 +15,7 @@ import pytest
 from helpers import example_run, jsonl
 from trajectory.store.backend import Backend, CommitConflict
 from trajectory.errors import ConflictError
-from trajectory.ingest.plain import ingest_bytes
+from trajectory.ingest.files import ingest_bytes
 from trajectory.judging import SuiteResolver, judge_runs, write_pass
 from trajectory.store.local import LocalBackend
 from trajectory.store.objstore import ObjectBackend

@@ -13,6 +13,7 @@ import pyarrow as pa
 
 from replay.batch import ALL, batch_sql
 from trajectory import events as ev
+from trajectory.columns import declaration
 from trajectory.columns import Declaration, markdown
 from trajectory.ingest.plain import Parsed, rows, run_info
 from trajectory.query.sql import RUNS_SQL, runs_sql
@@ -53,9 +54,9 @@ def add_fields(text: str) -> str:
 
 
 def test_the_real_declaration_derives_the_stored_schema() -> None:
-    assert EVENTS_SCHEMA == events_schema(ev.declaration())
-    assert RUNS_SQL == runs_sql(ev.declaration())
-    kinds_with_text = {k for k, _ in ev.declaration().column("text").sources}
+    assert EVENTS_SCHEMA == events_schema(declaration())
+    assert RUNS_SQL == runs_sql(declaration())
+    kinds_with_text = {k for k, _ in declaration().column("text").sources}
     assert kinds_with_text == {"screen_read", "answer_given", "takeover_requested"}
 
 
@@ -96,4 +97,4 @@ def test_an_added_field_flows_to_every_derived_place(tmp_path) -> None:
 
 def test_docs_events_md_has_the_declarations_tables() -> None:
     text = (ROOT / "docs" / "events.md").read_text(encoding="utf-8")
-    assert markdown(ev.declaration(), ev.Event) in text, "run: python -m trajectory.columns docs/events.md"
+    assert markdown(declaration(), ev.Event) in text, "run: python -m trajectory.columns docs/events.md"

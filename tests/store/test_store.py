@@ -9,7 +9,7 @@ import pytest
 
 from helpers import example_run, jsonl
 from trajectory.errors import StoreError
-from trajectory.ingest.plain import ingest_bytes
+from trajectory.ingest.files import ingest_bytes
 from trajectory.query.sql import Views
 from trajectory.store.delta import FORMAT_FILE, Store
 

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 from helpers import example_run, jsonl
 from trajectory.cli.main import app
 from trajectory.errors import StoreError
-from trajectory.ingest.plain import ingest_bytes
+from trajectory.ingest.files import ingest_bytes
 from trajectory.judging import SuiteResolver, judge_runs
 from trajectory.ingest.recorder import Recorder
 from trajectory.store.delta import FORMAT_FILE, STORE_FORMAT, Store

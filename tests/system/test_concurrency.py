@@ -23,7 +23,8 @@ import crash_worker as cw
 from figures import RELIABILITY_FIGURES
 from procs import TIMEOUT, TRAJ, Proc, ended_cleanly, worker
 from trajectory.errors import ConflictError
-from trajectory.ingest.plain import ingest_bytes, parse
+from trajectory.ingest.plain import parse
+from trajectory.ingest.files import ingest_bytes
 from trajectory.query.sql import Views
 from trajectory.ingest.recorder import Recorder, RecorderError, recover
 from trajectory.store.delta import Store

@@ -41,7 +41,8 @@ from procs import TRAJ, Proc, ended_cleanly, worker
 from suites import load_builtin
 from trajectory import events as ev
 from trajectory.cli.main import app
-from trajectory.ingest.plain import ingest_bytes, parse, run_info
+from trajectory.ingest.plain import parse, run_info
+from trajectory.ingest.files import ingest_bytes
 from trajectory.ingest.plain import rows as event_rows
 from trajectory.judging import SuiteResolver, judge_runs
 from trajectory.query.sql import Views

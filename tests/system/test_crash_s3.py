@@ -22,7 +22,7 @@ from helpers import example_run, jsonl
 from procs import TRAJ, Proc, ended_cleanly, worker
 from suites import load_builtin
 from system.test_crash import COMPACT_SEED, JUDGED_RUNS, complete_passes, no_row_changed_by_compaction, traj_in_process
-from trajectory.ingest.plain import ingest_bytes
+from trajectory.ingest.files import ingest_bytes
 from trajectory.judging import SuiteResolver, judge_runs
 from trajectory.ingest.recorder import open_journals
 from trajectory.store.delta import Store

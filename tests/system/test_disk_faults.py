@@ -18,7 +18,7 @@ import pytest
 
 from disk_helpers import fill, remount, small_disk
 from helpers import example_run, jsonl
-from trajectory.ingest.plain import ingest_bytes
+from trajectory.ingest.files import ingest_bytes
 from trajectory.judging import SuiteResolver, judge_runs
 from trajectory.query.sql import Views
 from trajectory.store.delta import TABLES, Store

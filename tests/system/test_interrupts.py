@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from helpers import line
-from trajectory.ingest.plain import ingest_bytes
+from trajectory.ingest.files import ingest_bytes
 from trajectory.judging import SuiteResolver, judge_runs, register_suite
 from trajectory.query.sql import Views
 from trajectory.store.delta import Store

@@ -26,7 +26,8 @@ from trajectory.cli.main import app
 from trajectory.demo import record_all
 from trajectory.engines.ray_engine import RayEngine, ingest_files_ray
 from trajectory.reports.export import export_events
-from trajectory.ingest.plain import DEFAULT_LIMITS, ingest_bytes, ingest_files
+from trajectory.ingest.plain import DEFAULT_LIMITS
+from trajectory.ingest.files import ingest_bytes, ingest_files
 from trajectory.judging import SuiteResolver, judge_runs, passes
 from trajectory.store.delta import Store
 

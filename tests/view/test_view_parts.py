@@ -25,7 +25,7 @@ from view_helpers import FAILING_RUN, FLIP_RUN, HOLDOUT_RUN, LiveView, copy_stor
 
 from trajectory.cli.import_mobilegym import import_mobilegym
 from trajectory.cli.main import app
-from trajectory.ingest.plain import ingest_bytes
+from trajectory.ingest.files import ingest_bytes
 from trajectory.judging import SuiteResolver, judge_runs
 from trajectory.query.sql import holdout_views
 from trajectory.store.delta import Store

@@ -1,2 +1,3 @@
-"""The suite catalog: scaffolds of new suites (scaffold.py) and judge matrices (matrix.py).
+"""The suite catalog: what is known of suites without running them (scaffolds of new suites in
+scaffold.py).
 """

@@ -98,7 +98,7 @@ from pathlib import Path
 
 import pytest
 
-from trajectory.catalog.matrix import judge_matrix
+from trajectory.judging.matrix import judge_matrix
 
 MATRIX = judge_matrix(Path(__file__).parent)
 

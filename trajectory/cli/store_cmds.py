@@ -15,7 +15,8 @@ import typer
 from trajectory import events as ev
 from trajectory.runtime import interrupts
 from trajectory.reports.export import export_events
-from trajectory.ingest.plain import DEFAULT_LIMITS, Limits, ingest_files
+from trajectory.ingest.plain import DEFAULT_LIMITS, Limits
+from trajectory.ingest.files import ingest_files
 from trajectory.judging import SuiteResolver
 from trajectory.query.sql import format_table
 from trajectory.query.limits import MAX_ROWS, MEMORY, TIMEOUT, QueryLimits, human_size
@@ -80,8 +81,13 @@ def ingest(
     ) as update:
         split_of = SuiteResolver(s).split_of
         if cluster is None:
-            results = ingest_files(s, files, limits, split_of=split_of, trust_judgements=trust_judgements, workers=workers,
-                                   progress=lambda name, done, size: update(done, size, f"reading {name}"))
+            def trust(read: Any, source: str, report: Any) -> None:
+                from trajectory.judging.trust import trust_file_judgements
+
+                report.trusted = trust_file_judgements(s, read(), source, limits)
+
+            results = ingest_files(s, files, limits, split_of=split_of, then=trust if trust_judgements else None,
+                                   workers=workers, progress=lambda name, done, size: update(done, size, f"reading {name}"))
         else:
             from trajectory.engines.ray_engine import ingest_files_ray
 

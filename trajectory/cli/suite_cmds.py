@@ -84,7 +84,7 @@ def check(
 ) -> None:
     """Check a suite: a Python suite's judge matrix (every task's runs that must pass and must
     fail), or a real-device task set's files. One line per problem; exit 1 on any."""
-    from trajectory.catalog.matrix import is_python_suite, judge_matrix
+    from trajectory.judging.matrix import is_python_suite, judge_matrix
 
     if not path.is_dir():
         raise NotFound(f"{path}: no such folder")

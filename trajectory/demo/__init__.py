@@ -23,7 +23,7 @@ from judges.contract import DemoSamples
 from trajectory import events as ev
 from trajectory.runtime import interrupts
 from trajectory.reports.export import export_events
-from trajectory.ingest.plain import ingest_bytes
+from trajectory.ingest.files import ingest_bytes
 from trajectory.judging import SuiteResolver, compare, judge_runs, pass_rows, render_diff
 from trajectory.query.sql import Views, format_table, sql_str
 from trajectory.store.delta import Store

@@ -182,7 +182,7 @@ class RayEngine:
         A worker killed by its watchdog fails its task: the run it was on gets an error verdict,
         and the partitions not yet done are judged again without that run.
         """
-        from trajectory.judging.execution import add_hung_verdicts
+        from trajectory.judging.hung import add_hung_verdicts
 
         ray = import_ray()
         remote = ray.remote(max_retries=0)(_judge_partition)
@@ -234,7 +234,7 @@ class RayEngine:
                     hung |= new
         finally:
             ray.kill(tracker)
-        add_hung_verdicts(done, parts, hung, ctx, parent)
+        add_hung_verdicts(done, parts, hung, ctx, parent.resolver, parent.version_of)
         return done
 
 
@@ -246,7 +246,8 @@ def _validate(data: bytes, source: str, limits: Any) -> Any:
     :func:`_unpack`), or the refusal."""
     import msgspec
 
-    from trajectory.ingest.plain import _no_gc, parse
+    from trajectory.ingest.plain import parse
+    from trajectory.ingest.files import _no_gc
 
     try:
         with _no_gc():
@@ -264,7 +265,8 @@ def _unpack(packed: Any) -> Any:
     import msgspec
 
     from trajectory import events as ev
-    from trajectory.ingest.plain import Parsed, _no_gc
+    from trajectory.ingest.plain import Parsed
+    from trajectory.ingest.files import _no_gc
 
     lines, events, datas, hashes = packed
     with _no_gc():
@@ -316,7 +318,7 @@ def ingest_files_ray(
         try:
             report = ingest_events(store, parsed, source, limits, split_of)
             if trust_judgements:
-                from trajectory.llm.trust import trust_file_judgements
+                from trajectory.judging.trust import trust_file_judgements
 
                 report.trusted = trust_file_judgements(store, data, source, limits)
             yield name, report

@@ -9,15 +9,13 @@ import otel`` call.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING
+
+from trajectory.importers.readers import Progress
 
 if TYPE_CHECKING:
     from trajectory.store.delta import Store
     from trajectory.importers.writer import ImportReport
-
-#: ``progress(files done, files, file now read or None)``: what a progress bar shows of an import.
-Progress = Callable[[int, int, "str | None"], None]
 
 
 def import_inspect(store: Store, paths: list[str], *, by: str | None = None, command: str | None = None,

@@ -9,15 +9,17 @@ chunks that share one read of the zip directory. A log or a sample the reader re
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from trajectory.errors import SchemaError
-from trajectory.importers import Progress
 from trajectory.importers import inspect_log as il
 from trajectory.importers import otel
 from trajectory.importers.writer import CHUNK, MappedRun, RecordedAnswer, Source
+
+#: ``progress(files done, files, file now read or None)``: what a progress bar shows of an import.
+Progress = Callable[[int, int, "str | None"], None]
 
 INSPECT_EXTENSIONS = (".eval", ".json")
 

@@ -37,7 +37,7 @@ from trajectory.judging import JUDGEMENT_SUITE, PassResult, SuiteResolver, new_p
 from trajectory.query.sql import Views
 from trajectory.store.delta import Store, now_utc
 from trajectory.text import plural
-from trajectory.llm.trust import trust_runs
+from trajectory.judging.trust import trust_runs
 
 CHUNK = 200  # samples read from an .eval log at once (bounded memory, one zip directory read)
 
@@ -218,7 +218,7 @@ def _write_source(store: Store, src: Source, known_answers: set[tuple[str, str, 
         result = ingest_events(store, parsed, src.name, split_of=split_of)
         if answers:
             # The import wrote these answers from the log the person named, as `traj judge --llm`
-            # writes the ones it asks: only now do they count (trajectory/llm/trust.py). A crash before
+            # writes the ones it asks: only now do they count (trajectory/judging/trust.py). A crash before
             # this line leaves them ingested but not counted; importing again registers them.
             trust_runs(store, [answers[0]["run_id"]], by=by or "traj import", via=f"traj import {importer} {src.name}")
     known_answers |= {_ident(a.judge, a.model, a.key, a.output) for a in fresh}

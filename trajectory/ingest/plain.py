@@ -7,14 +7,12 @@ then the seq rules. Every refusal names ``FILE:LINE: $.path: message (run R, seq
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import gc
 import itertools
 import json
 import re
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import msgspec
@@ -22,13 +20,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from trajectory import events as ev
+from trajectory.columns import declaration
 from trajectory.runtime import interrupts
-from trajectory.ingest.batchplan import PlainPath, Workers, ingest_chunks
-from trajectory.errors import ConflictError, LimitError, SchemaError, TrajError
+from trajectory.errors import ConflictError, LimitError, SchemaError
 from trajectory.ingest.rows import rows, sort_for_layout  # noqa: F401 - the rows of new events, for callers
 from trajectory.ingest.jsonkeys import duplicate_key
 from trajectory.ingest.patchcheck import WorldCheck
-from trajectory.ingest.staging import Chunk, chunks_of_bytes, chunks_of_file
 from trajectory.store.delta import Store, now_utc
 from trajectory.store.tables import ARROW_TYPES, EVENTS_SCHEMA, TS, events_schema
 from trajectory.text import first_difference, plural
@@ -84,7 +81,7 @@ def run_info(start: ev.RunStarted, split: str | None, decl: Any = None) -> dict[
 
     ``split``: the task's own pool, the default for a run that does not say.
     """
-    decl = decl or ev.declaration()
+    decl = decl or declaration()
     info = {}
     for col in decl.run_columns:
         [path] = col.attrs
@@ -100,7 +97,7 @@ def run_info(start: ev.RunStarted, split: str | None, decl: Any = None) -> dict[
 
 
 def run_fields() -> list[str]:
-    return [c.name for c in ev.declaration().run_columns]
+    return [c.name for c in declaration().run_columns]
 
 
 # -- parsing ------------------------------------------------------------------------------
@@ -405,69 +402,6 @@ def plan_batch(
 # -- the command ----------------------------------------------------------------------------
 
 
-@contextlib.contextmanager
-def _no_gc() -> Iterator[None]:
-    """Pause the cyclic garbage collector while a batch is decoded.
-
-    A batch is millions of small acyclic objects; each generation-0 collection would walk all
-    of them again (measured: 990,000 events parse in 17 s with it, 7 s without).
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
-def ingest_bytes(
-    store: Store,
-    data: bytes,
-    source: str,
-    limits: Limits = DEFAULT_LIMITS,
-    split_of: SplitResolver | None = None,
-    workers: Workers | None = None,
-    chunk_bytes: int | None = None,
-    progress: Progress | None = None,
-) -> IngestReport:
-    """Validate and append one batch; all of it or nothing. Durable when this returns.
-
-    The batch is staged in chunks of ``chunk_bytes`` (on ``workers`` processes when given and
-    there are several chunks) and committed once; see batchplan.py. A batch that breaks a
-    rule, or is unusual, is decided by the plain path, which words every refusal.
-    """
-    return _ingest(store, chunks_of_bytes(data, chunk_bytes), lambda: data, source, limits, split_of, workers, progress)
-
-
-def _ingest(
-    store: Store,
-    chunks: list[Chunk],
-    read: Callable[[], bytes],
-    source: str,
-    limits: Limits,
-    split_of: SplitResolver | None,
-    workers: Workers | None,
-    progress: Progress | None = None,
-) -> IngestReport:
-    if split_of is None:  # the pool is resolved once, here, whoever ingests (recorder, importers)
-        from trajectory.judging.resolve import SuiteResolver
-
-        split_of = SuiteResolver(store).split_of
-    own = workers is None
-    workers = workers or Workers(1)
-    try:
-        return ingest_chunks(store, chunks, source, limits, split_of, workers, IngestReport(source), progress)
-    except PlainPath:
-        pass
-    finally:
-        if own:
-            workers.close()
-    with _no_gc():
-        parsed = parse(read(), source, limits, progress)
-        return ingest_events(store, parsed, source, limits, split_of)
-
-
 def ingest_events(
     store: Store,
     parsed: list[Parsed],
@@ -498,46 +432,6 @@ def ingest_events(
         note=lambda: f"{source} ({plural(report.new, 'new event')})",
     )
     return report
-
-
-def ingest_files(
-    store: Store,
-    names: Sequence[str],
-    limits: Limits = DEFAULT_LIMITS,
-    split_of: SplitResolver | None = None,
-    workers: int | None = None,
-    trust_judgements: bool = False,
-    progress: Callable[[str, int, int], None] | None = None,
-) -> Iterator[tuple[str, IngestReport | TrajError]]:
-    """Ingest files (``-`` is standard input), each its own batch; a refused one does not stop
-    the others: each yields its report or the error that refused it (and tells progress).
-    ``trust_judgements``: a person vouches for the LLM judgement runs of the files (see
-    trajectory/llm/trust.py)."""
-    import sys
-    from pathlib import Path
-
-    with Workers(workers) as pool:
-        for name in names:
-            told = None if progress is None else (lambda done, total, name=name: progress(name, done, total))
-            try:
-                if name == "-":
-                    data = sys.stdin.buffer.read()
-                    read, source = (lambda: data), "<stdin>"
-                    report = ingest_bytes(store, data, source, limits, split_of, pool, progress=told)
-                else:
-                    path = Path(name)
-                    if not path.is_file():
-                        raise SchemaError(f"{name}: no such file")
-                    read, source = path.read_bytes, name
-                    # Each worker reads its own chunks of the file: the file is never all in memory.
-                    report = _ingest(store, chunks_of_file(str(path)), read, name, limits, split_of, pool, told)
-                if trust_judgements:
-                    from trajectory.llm.trust import trust_file_judgements  # trust reads this module's parser
-
-                    report.trusted = trust_file_judgements(store, read(), source, limits)
-                yield name, report
-            except TrajError as exc:
-                yield name, exc
 
 
 def parsed_from_events(events: Iterable[ev.Event], source: str = "<events>") -> list[Parsed]:

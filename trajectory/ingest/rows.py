@@ -20,6 +20,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from trajectory import events as ev
+from trajectory.columns import declaration
 from trajectory.store.tables import ARROW_TYPES, EVENTS_SCHEMA, TS, events_schema
 
 
@@ -59,7 +60,7 @@ def _reader_schema(decl: Any) -> pa.Schema:
     schema = pa.schema([
         (k, pa.struct(list(v.items())) if isinstance(v, dict) else v) for k, v in top.items()
     ])
-    if decl is ev.declaration():
+    if decl is declaration():
         _READER_SCHEMAS[id(decl)] = schema
     return schema
 
@@ -129,7 +130,7 @@ def typed_columns(data: pa.Array, events: Sequence[ev.Event], decl: Any = None) 
     """``kind``, the envelope, every event column and ``data`` of events whose stored JSON is
     ``data`` (``events``: the events themselves, for the few JSON columns built in Python).
     The run columns and the bookkeeping are the caller's."""
-    decl = decl or ev.declaration()
+    decl = decl or declaration()
     n = len(data)
     typed = _parsed(data, _reader_schema(decl))
     cols: dict[str, Any] = {"kind": typed.column("kind")}
@@ -169,8 +170,8 @@ def run_columns(infos: Sequence[dict[str, Any]], schema: pa.Schema, names: Seque
 def rows(new: Sequence[tuple[Any, dict[str, Any]]], commit_id: str, decl: Any = None) -> pa.Table:
     """Arrow rows for new events (``(Parsed, run info)`` pairs), in the events table's schema
     (both derived from ``decl``, the event declaration), in their order (see sort_for_layout)."""
-    decl = decl or ev.declaration()
-    schema = EVENTS_SCHEMA if decl is ev.declaration() else events_schema(decl)
+    decl = decl or declaration()
+    schema = EVENTS_SCHEMA if decl is declaration() else events_schema(decl)
     events = [p.event for p, _ in new]
     table = typed_columns(strings([p.data for p, _ in new]), events, decl)
     n = len(new)

@@ -11,7 +11,6 @@ one pass and holds that pass's :class:`Judging` for the partitions it is sent.
 from __future__ import annotations
 
 import dataclasses
-import datetime as _dt
 import os
 import signal
 import threading
@@ -25,13 +24,12 @@ from judges.base import Verdict
 from judges.contract import Pairing
 from replay import ReplayError
 from replay.batch import Reads
-from replay.state import Judgement, RunState
-from suites.registry import SuiteSpec
+from replay.state import RunState
 
 from trajectory.runtime import pools
 from trajectory.query.sql import Views, run_splits
-from trajectory.store.delta import Store
 from trajectory.judging.partitions import Partition
+from trajectory.judging.context import PassContext
 from trajectory.judging.hung import add_hung_verdicts
 from trajectory.judging.passes import verdict_row
 from trajectory.judging.resolve import SuiteResolver, error_line
@@ -40,19 +38,6 @@ from trajectory.judging.selection import batch_states, load_partners, with_judge
 #: ``hook(stage, seconds)``: told how long each stage of a pass took (select, load_replay,
 #: judge, write), for the benchmarks; see judge_runs.
 StageHook = Callable[[str, float], None]
-
-
-@dataclasses.dataclass(frozen=True)
-class PassContext:
-    """What every partition of one pass needs, small enough to send to a worker."""
-
-    store: Store
-    specs: dict[str, SuiteSpec | None]  # suite name -> where it loads from
-    suites: dict[str, str | None]  # run id -> suite name
-    judgements: tuple[Judgement, ...]
-    timeout: float | None
-    pass_id: str
-    at: _dt.datetime
 
 
 class JudgeTimeout(BaseException):
@@ -339,5 +324,5 @@ def judge_on_workers(
                         found = True
                 if not found:
                     raise RuntimeError("a judging worker died without its watchdog saying why")
-    add_hung_verdicts(done, parts, hung, ctx, parent)
+    add_hung_verdicts(done, parts, hung, ctx, parent.resolver, parent.version_of)
     return done

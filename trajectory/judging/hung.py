@@ -4,19 +4,20 @@ judged the partition (a local pool or a Ray cluster)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from judges.base import Verdict
 from replay.batch import Reads
 
+from replay.state import RunState
+
 from trajectory.query.sql import Views, run_splits
+from trajectory.judging.context import PassContext
 from trajectory.judging.partitions import Partition
 from trajectory.judging.passes import verdict_row
+from trajectory.judging.resolve import SuiteResolver
 from trajectory.judging.selection import batch_states, load_partners
-
-if TYPE_CHECKING:
-    from trajectory.judging.execution import Judging, PassContext
 
 
 def add_hung_verdicts(
@@ -24,7 +25,8 @@ def add_hung_verdicts(
     parts: list[Partition],
     hung: Sequence[str] | dict[str, str] | set[str],
     ctx: PassContext,
-    parent: Judging,
+    resolver: SuiteResolver,
+    version_of: Callable[[RunState], str],
 ) -> None:
     """Each run a watchdog killed gets its error verdict in its partition, in run order."""
     for run_id in hung:
@@ -38,9 +40,9 @@ def add_hung_verdicts(
         with Views(ctx.store, split=None) as views:
             split = run_splits(views, [run_id]).get(run_id)
         # The partner as the killed worker had it: what an incremental pass compares.
-        partner = load_partners(ctx.store, parent.resolver, {run_id: state}).get(run_id)
+        partner = load_partners(ctx.store, resolver, {run_id: state}).get(run_id)
         row = verdict_row(
-            ctx.pass_id, state, verdict, parent.version_of(state), ctx.at, split,
+            ctx.pass_id, state, verdict, version_of(state), ctx.at, split,
             partner=None if partner is None else partner.run_id, judgements=len(ctx.judgements),
         )
         order = {r: i for i, r in enumerate(part.runs)}

@@ -22,7 +22,8 @@ from judges.base import Verdict
 from replay.state import RunState
 
 from trajectory.runtime import interrupts
-from trajectory.query.sql import Views, current_user, json_default
+from trajectory.query.sql import Views, json_default
+from trajectory.runtime.people import current_user
 from trajectory.redact import redact_text
 from trajectory.store.delta import Store, now_utc
 from trajectory.store.tables import VERDICTS_SCHEMA

@@ -140,7 +140,7 @@ def register_suite(
 ) -> None:
     """Register a suite folder under ``name`` (appended to the store's meta log); ``data``
     replaces the folder's registration (Inspect scorers: see :func:`add_scorers`)."""
-    from trajectory.query.sql import current_user
+    from trajectory.runtime.people import current_user
 
     row = {
         "kind": ["suite"],

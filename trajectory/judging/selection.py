@@ -20,11 +20,10 @@ from trajectory import events as ev
 from trajectory.errors import NotFound, QueryError
 from trajectory.query.sql import Views, run_filter, sql_str
 from trajectory.store.delta import Store
-from trajectory.llm.trust import trusted_runs
+from trajectory.judging.trust import JUDGEMENT_SUITE, trusted_runs
 from trajectory.judging.resolve import SuiteResolver
 
 #: The suite of the runs that hold recorded LLM judgements (see recorded_judgements).
-JUDGEMENT_SUITE = "traj.judgements"
 
 
 @dataclasses.dataclass
@@ -144,7 +143,7 @@ def recorded_judgements(store: Store, views: Views | None = None) -> tuple[Judge
     They are keyed by judge, model and prompt hash, so any run whose prompt is the same gets
     the same recorded answer back: re-judging never asks the model twice for one prompt.
 
-    Only registered judgement runs count (see trajectory/llm/trust.py), oldest registration first,
+    Only registered judgement runs count (see trajectory/judging/trust.py), oldest registration first,
     so the latest answer is the last one recorded, whatever ``ts`` its events carry.
     """
     order = trusted_runs(store)

@@ -1,3 +1,3 @@
-"""The LLM room: asking LLM judges and recording their answers (ask.py), and which recorded
-judgements count (trust.py).
+"""The LLM room: asking LLM judges and recording their answers (ask.py); which recorded
+judgements count is judging's (trajectory/judging/trust.py).
 """

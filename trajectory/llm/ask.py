@@ -40,7 +40,7 @@ from replay import replay
 from trajectory.errors import TrajError
 from trajectory.judging import JUDGEMENT_SUITE, SuiteResolver, load_events, recorded_judgements, select_runs
 from trajectory.store.delta import Store
-from trajectory.llm.trust import trust_runs
+from trajectory.judging.trust import trust_runs
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 MAX_RETRY_WAIT = 30.0  # seconds; a longer Retry-After is capped, not obeyed

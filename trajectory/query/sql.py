@@ -11,9 +11,7 @@ table folders, and the configuration frozen so that SQL cannot turn it back on.
 from __future__ import annotations
 
 import decimal
-import getpass
 import json
-import os
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -22,12 +20,12 @@ import pyarrow as pa
 
 from replay.batch import sql_str
 
-from trajectory import events as ev
-from trajectory.columns import Declaration
+from trajectory.columns import Declaration, declaration
 from trajectory.errors import QueryError
 from trajectory.redact import redact_text
 from trajectory.query.limits import QueryLimits, apply_memory_limit, run_limited
 from trajectory.store.delta import TABLES, Store, now_utc
+from trajectory.runtime.people import current_user
 from trajectory.termsafe import json_safe, term_safe
 
 SPLITS = ("tune", "holdout")
@@ -82,7 +80,7 @@ def runs_sql(decl: Declaration) -> str:
     return "SELECT\n    " + ",\n    ".join(cols) + "\nFROM events\nGROUP BY run_id\n"
 
 
-RUNS_SQL = runs_sql(ev.declaration())
+RUNS_SQL = runs_sql(declaration())
 
 # A verdict is in its run's pool (resolved at ingest, see run_split), whatever split the verdict
 # row itself carries: an older traj wrote the replayed state's, NULL for a run that did not say.
@@ -132,24 +130,24 @@ LEFT JOIN lone ON lone.run_id = o.run_id
 
 
 def events_sql(con: duckdb.DuckDBPyConnection, store: Store) -> str:
-    """The ``events`` view: every event with its run's pool. Ingest stores the pool (the run's
-    own ``split``, else its task's declared one); runs ingested before that have none stored and
-    get it the same way here, from the suites the store knows."""
+    """The ``_events_pooled`` view: every event of every pool, with its run's pool. Ingest
+    stores the pool (the run's own ``split``, else its task's declared one); runs ingested
+    before that have none stored and get it the same way here, from the suites the store knows."""
     unresolved = con.execute(
         "SELECT DISTINCT suite, task FROM _events WHERE seq = 0 AND split IS NULL AND suite IS NOT NULL"
     ).fetchall()
     if not unresolved:
-        return "CREATE VIEW events AS SELECT * FROM _events"
+        return "CREATE VIEW _events_pooled AS SELECT * FROM _events"
     from trajectory.judging.resolve import SuiteResolver  # the suites know their tasks' pools
 
     split_of = SuiteResolver(store).split_of
     rows = [(suite, task, split_of(suite, task or "")) for suite, task in unresolved]
     declared = [r for r in rows if r[2] is not None]
     if not declared:
-        return "CREATE VIEW events AS SELECT * FROM _events"
+        return "CREATE VIEW _events_pooled AS SELECT * FROM _events"
     con.register("_task_split", pa.table({k: list(v) for k, v in zip(("suite", "task", "split"), zip(*declared))}))
     return (
-        "CREATE VIEW events AS SELECT e.* REPLACE (coalesce(e.split, t.split) AS split) FROM _events e "
+        "CREATE VIEW _events_pooled AS SELECT e.* REPLACE (coalesce(e.split, t.split) AS split) FROM _events e "
         "LEFT JOIN _task_split t ON e.split IS NULL AND e.suite = t.suite AND e.task = t.task"
     )
 
@@ -201,7 +199,19 @@ class Views:
                 self.con.execute(f"CREATE VIEW {raw} AS SELECT * FROM {raw}_empty")
         pool = "" if split is None else f" WHERE split = {sql_str(split)}"
         self.con.execute(events_sql(self.con, store))
-        self.con.execute("CREATE VIEW _run_split AS SELECT run_id, coalesce(split, 'tune') AS split FROM events WHERE seq = 0")
+        self.con.execute(
+            "CREATE VIEW _run_split AS SELECT run_id, coalesce(split, 'tune') AS split FROM _events_pooled WHERE seq = 0"
+        )
+        # ``events`` holds the pool's runs only, as runs and verdicts do: a run's pool is its
+        # run_started's (a run with none reads as tune, as the runs view has it).
+        if split is None:
+            self.con.execute("CREATE VIEW events AS SELECT * FROM _events_pooled")
+        elif split == "tune":
+            self.con.execute("CREATE VIEW events AS SELECT * FROM _events_pooled WHERE run_id NOT IN "
+                             "(SELECT run_id FROM _run_split WHERE split <> 'tune')")
+        else:
+            self.con.execute("CREATE VIEW events AS SELECT * FROM _events_pooled WHERE run_id IN "
+                             f"(SELECT run_id FROM _run_split WHERE split = {sql_str(split)})")
         self.con.execute(f"CREATE VIEW _runs_all AS {RUNS_SQL}")
         self.con.execute(f"CREATE VIEW runs AS SELECT * FROM _runs_all{pool}")
         self.con.execute(f"CREATE VIEW _history_all AS {HISTORY_SQL}")
@@ -483,17 +493,6 @@ def record_holdout_view(store: Store, command: str, detail: dict[str, Any] | Non
         "data": [redact_text(json.dumps(detail or {}, ensure_ascii=False))],
     }
     store.append("meta", pa.table(row))
-
-
-def current_user() -> str:
-    """Who is recorded as doing something: ``$TRAJ_USER``, else the login name."""
-    if os.environ.get("TRAJ_USER"):
-        return os.environ["TRAJ_USER"]
-    try:
-        return getpass.getuser()
-    except (KeyError, OSError):
-        return "unknown"
-
 
 
 def holdout_views(store: Store) -> list[dict[str, Any]]:

@@ -10,6 +10,7 @@ import pyarrow as pa
 from replay import RunState, view
 
 from trajectory import events as ev
+from trajectory.columns import declaration
 from trajectory.judging import load_events, load_state
 from trajectory.query.sql import Views, record_holdout_view, run_filter
 from trajectory.errors import QueryError
@@ -20,7 +21,7 @@ from trajectory.query.verdicts import current_verdict, overrides_of_run, pool_of
 
 def summary(event: ev.Event) -> str:
     """One line for an event: its kind and the fields the declaration marks to show."""
-    return ev.declaration().summary(event)
+    return declaration().summary(event)
 
 
 def timeline(
@@ -154,18 +155,20 @@ def list_runs(
 
 
 def run_query(
-    store: Store, sql: str, *, split: str = "tune", version: int | None = None, limits: QueryLimits | None = None
+    store: Store, sql: str, *, split: str = "tune", version: int | None = None, limits: QueryLimits | None = None,
+    record: bool = True,
 ) -> pa.Table:
     """A person's SQL over the views, sandboxed and within ``limits`` (time, rows, memory),
     in a worker process that is killed at the limits (the one entry point of ``traj query`` and
-    ``traj view``); a holdout look is recorded."""
+    ``traj view``); a holdout look is recorded (``record=False``: the caller records its own, as
+    ``traj view`` records one per session)."""
     from trajectory.query.sql import SPLITS
     from trajectory.query.worker import answer
 
     if split is not None and split not in SPLITS:
         raise QueryError(f"--split must be one of {', '.join(SPLITS)}, got {split!r}")
     table = answer(store, sql, split=split, version=version, limits=limits or QueryLimits())
-    if split == "holdout":
+    if split == "holdout" and record:
         record_holdout_view(store, "query", {"sql": sql})
     return table
 

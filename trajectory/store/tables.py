@@ -11,6 +11,7 @@ from __future__ import annotations
 import pyarrow as pa
 
 from trajectory import events as ev
+from trajectory.columns import declaration
 from trajectory.columns import Declaration
 
 TS = pa.timestamp("us", tz="UTC")
@@ -36,7 +37,7 @@ def events_schema(decl: Declaration) -> pa.Schema:
     return pa.schema(fields)
 
 
-EVENTS_SCHEMA = events_schema(ev.declaration())
+EVENTS_SCHEMA = events_schema(declaration())
 
 
 def _doc(name: str, typ: pa.DataType, doc: str) -> pa.Field:

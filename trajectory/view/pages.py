@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from trajectory.view.changes import evidence, state_changes
-from trajectory.view.data import RUN_OUTCOMES, SORTS, VERDICT_OUTCOMES, QueryError, StoreData, TrajError
+from trajectory.view.data import RUN_OUTCOMES, Busy, SORTS, VERDICT_OUTCOMES, QueryError, StoreData, TrajError
 
 PER_PAGE = 50
 MAX_PER_PAGE = 500
@@ -92,11 +92,12 @@ def runs(data: StoreData, params: Mapping[str, str]) -> dict[str, Any]:
                                              "ran": list(RUN_OUTCOMES), "sort": list(SORTS)}}
 
 
-def state_at(data: StoreData, run_id: str, at: int, last_seq: int, events: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+def state_at(data: StoreData, run_id: str, at: int, last_seq: int,
+             events: Mapping[int, dict[str, Any]] | None = None) -> dict[str, Any]:
     """The replayed state at ``at``, what changed since ``at - 1``, the event at ``at`` and the
-    screen the agent saw then."""
+    screen the agent saw then (``events``: some of the run's events by seq, already read)."""
     state, before, screens = data.replayed(run_id, at)
-    event = events[at] if events is not None and at < len(events) else data.run_events(run_id, at, at)[0]
+    event = events[at] if events is not None and at in events else data.run_events(run_id, at, at)[0]
     return time_travel(data, run_id, at, last_seq, event, state, before, screens)
 
 
@@ -120,22 +121,23 @@ def run(data: StoreData, run_id: str, params: Mapping[str, str]) -> dict[str, An
     last = head["last_seq"]
     at = _int(params, "at", last, lo=0, hi=last)
     assert at is not None
-    events = data.run_events(run_id, 0, last)
     pages = max(1, -(-(last + 1) // TIMELINE_PAGE))
     tpage = _int(params, "tpage", at // TIMELINE_PAGE + 1, lo=1, hi=pages)
     assert tpage is not None
     lo = (tpage - 1) * TIMELINE_PAGE
+    # One page of the timeline is read, never the whole run (a run can have 100,000 events).
+    events = data.run_events(run_id, lo, lo + TIMELINE_PAGE - 1)
     current = head["current"]
     if current is not None:
-        for c in current["checks"]:
-            c["evidence"] = evidence(events, c)
+        for c, found in zip(current["checks"], data.evidence(run_id, last, current["checks"])):
+            c["evidence"] = found
     return {
         "run_id": run_id, "split": head["split"], "last_seq": last, "event_count": head["events"],
         "start": head["start"], "finish": head["finish"],
         "verdict": current, "shown": head["shown"], "overrides": head["overrides"],
         "history": [{k: v for k, v in h.items() if k not in ("checks", "details")} for h in head["history"]],
-        "timeline": {"events": events[lo:lo + TIMELINE_PAGE], "page": tpage, "pages": pages, "per_page": TIMELINE_PAGE},
-        "time_travel": state_at(data, run_id, at, last, events),
+        "timeline": {"events": events, "page": tpage, "pages": pages, "per_page": TIMELINE_PAGE},
+        "time_travel": state_at(data, run_id, at, last, {e["seq"]: e for e in events}),
     }
 
 
@@ -189,4 +191,5 @@ def query(data: StoreData, params: Mapping[str, str]) -> dict[str, Any]:
         except QueryError as exc:
             # The page stays (with the SQL to fix); the refusal is the answer, with status 400.
             out["error"] = str(exc)
+            out["status"] = 503 if isinstance(exc, Busy) else 400
     return out

@@ -66,9 +66,9 @@ def shared_rows(store: Store, split: str) -> tuple[list[dict[str, Any]], list[di
     return shared, shared_passes
 
 
-def write_shared(store_path: str, out: str | Path, split: str) -> str:
+def write_shared(store_path: str | Store, out: str | Path, split: str) -> str:
     """Write the shared copy of the ``split`` pool to ``out``; returns a one-line summary."""
-    store = Store(store_path)
+    store = store_path if isinstance(store_path, Store) else Store(store_path)
     if split == "holdout":
         record_holdout_view(store, "view --static", {"share": True})
     runs, passes = shared_rows(store, split)

@@ -23,7 +23,7 @@ WORLD = {
 
 # (agent, mode, task, city, answer): the careful agent writes Chinese numerals sometimes; the
 # sloppy one reads the wrong number ("25" for 广州's 5 passes a substring rule by accident) or
-# hedges (大约是四十 is not the 40 on the screen, under either rule).
+# hedges (三四十 offers 30 to 40, which is not the 40 on the screen, under either rule).
 SCRIPT: list[tuple[str, str, str, str, str]] = [
     ("careful", "grounded", "current_temp", "北京", "20"),
     ("careful", "text", "current_temp", "北京", "北京现在二十度"),
@@ -31,7 +31,7 @@ SCRIPT: list[tuple[str, str, str, str, str]] = [
     ("careful", "grounded", "humidity", "广州", "35"),
     ("sloppy", "text", "current_temp", "广州", "广州现在25度"),
     ("sloppy", "grounded", "current_temp", "上海", "26"),
-    ("sloppy", "text", "humidity", "北京", "北京湿度大约是四十"),
+    ("sloppy", "text", "humidity", "北京", "北京湿度三四十"),
 ]
 
 

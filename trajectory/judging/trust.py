@@ -23,6 +23,9 @@ from trajectory.ingest.plain import DEFAULT_LIMITS, Limits, parse
 from trajectory.store.delta import Store, now_utc
 from trajectory.text import plural
 
+#: The suite name of an LLM judgement run: its events carry recorded judgements, not an agent.
+JUDGEMENT_SUITE = "traj.judgements"
+
 TRUSTED = "trusted_judgements"  # meta kind; key = the judgement run's id
 
 
@@ -78,8 +81,6 @@ def _rows(new: list[str], first: int, by: str, via: str) -> pa.Table:
 def trust_file_judgements(store: Store, data: bytes, source: str, limits: Limits = DEFAULT_LIMITS) -> int:
     """``traj ingest --trust-judgements``: a person vouches for the judgement runs of a file
     (already ingested, within ``limits``). Only runs of the judgement suite are registered."""
-    from trajectory.judging import JUDGEMENT_SUITE  # judging reads this module: imported when used
-
     parsed = parse(data, source, limits)
     runs = {p.event.run_id for p in parsed if type(p.event).__struct_config__.tag == "judgement_recorded"}
     if not runs:
