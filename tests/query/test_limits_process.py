@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from helpers import example_run, jsonl
-from trajectory.ingest.plain import ingest_bytes
+from trajectory.ingest.files import ingest_bytes
 from trajectory.store.delta import Store
 
 MiB = 1024**2

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from helpers import example_run, jsonl
 from trajectory.cli.main import app
-from trajectory.ingest.plain import ingest_bytes
+from trajectory.ingest.files import ingest_bytes
 from trajectory.query.sql import VIEWS, catalog_macros
 from trajectory.store.delta import Store
 

@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from helpers import example_run, jsonl
 from trajectory.cli.main import app
-from trajectory.ingest.plain import ingest_bytes
+from trajectory.ingest.files import ingest_bytes
 from trajectory.store.delta import Store
 from trajectory.text import csv_line, spreadsheet_safe, spreadsheet_safe_csv
 

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from helpers import line
 from trajectory.errors import TrajError
 from trajectory.reports.export import export_events
-from trajectory.ingest.plain import ingest_bytes
+from trajectory.ingest.files import ingest_bytes
 from trajectory.store.delta import Store
 
 FIELDS = ("model_ms", "read_ms", "act_ms", "other_ms")

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from helpers import example_run, jsonl
-from trajectory.ingest.plain import ingest_bytes
+from trajectory.ingest.files import ingest_bytes
 from trajectory.store.delta import Store
 
 GONE_WITHIN = 60.0  # one generous wait: the kernel's signal takes milliseconds

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import decimal
 import json
+import os
 from collections.abc import Iterator, Sequence
 from typing import Any
 

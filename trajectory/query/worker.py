@@ -210,8 +210,6 @@ def _work(conn: Any, store: Any, sql: str, split: str | None, version: int | Non
     from trajectory.runtime.pools import die_with_parent
 
     die_with_parent()
-    import pyarrow as pa
-
     from trajectory.errors import QueryError
     from trajectory.query.limits import STOPPED, limited_batches, memory_stop
     from trajectory.query.sql import Views, scrub_paths, unknown_table
@@ -233,7 +231,7 @@ def _work(conn: Any, store: Any, sql: str, split: str | None, version: int | Non
         except MemoryError:
             conn.send(("error", (str(memory_stop(limits)), "memory")))
             return
-        except (pa.ArrowException, OSError, ValueError) as exc:
+        except Exception as exc:  # noqa: BLE001 - whatever it is, the person gets one line, not a dead worker
             text = str(exc).strip().splitlines()
             conn.send(("error", (scrub_paths(text[0] if text else type(exc).__name__, store), None)))
             return
