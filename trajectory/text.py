@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from contextvars import ContextVar
 from typing import Any
 
 import msgspec
@@ -53,6 +54,27 @@ def json_or_text(text: Any) -> Any:
         return json.loads(text)
     except ValueError:
         return text
+
+
+#: What a hint must carry to reach the same store: the ``--store`` of the command being run
+#: (None: the default store, which needs no option) and the names of its ``--storage-option``
+#: values (never the values). Set by the CLI for each command (trajectory/cli/common.py).
+HINT_OPTIONS: ContextVar[tuple[str | None, tuple[str, ...]]] = ContextVar("hint_options", default=(None, ()))
+
+
+def hint(command: str, store: Any = None) -> str:
+    """A command to suggest, with the ``--store`` (and ``--storage-option`` names) this one
+    was run with, so that it works when pasted: ``hint("traj show r1")`` ->
+    ``traj show r1 --store copy``. ``store``: the store to name instead (the demo names its
+    store's full path)."""
+    import shlex
+
+    given, names = HINT_OPTIONS.get()
+    where = store if store is not None else given
+    out = command + (f" --store {shlex.quote(str(where))}" if where else "")
+    for name in names:
+        out += f" --storage-option {shlex.quote(name + '=...')}"
+    return out
 
 
 # A cell a spreadsheet would evaluate as a formula (or as DDE) when the file is opened:

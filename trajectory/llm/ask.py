@@ -463,10 +463,11 @@ def pending_requests(
     run_ids: Sequence[str] | None = None,
     where: str | None = None,
     batch: str | None = None,
+    where_split: str | None = None,
 ) -> tuple[list[Pending], int]:
     """The prompts the selected finished runs need that ``model`` has not answered yet, one per
     (judge, key), and how many were answered already."""
-    sel = select_runs(store, suite=suite, run_ids=run_ids, where=where, batch=batch)
+    sel = select_runs(store, suite=suite, run_ids=run_ids, where=where, batch=batch, where_split=where_split)
     events = load_events(store, sel.finished)
     answered = {(j.judge, j.key, j.model) for j in recorded_judgements(store)}
     todo: dict[tuple[str, str], Pending] = {}
@@ -500,6 +501,7 @@ def ask_and_record(
     where: str | None = None,
     batch: str | None = None,
     by: str | None = None,
+    where_split: str | None = None,
 ) -> LLMReport:
     """Ask the model the prompts not yet answered and record the answers in one judgement run.
 
@@ -509,7 +511,8 @@ def ask_and_record(
     from trajectory.ingest.recorder import Recorder
 
     todo, already = pending_requests(
-        store, resolver, config.model, suite=suite, run_ids=run_ids, where=where, batch=batch
+        store, resolver, config.model, suite=suite, run_ids=run_ids, where=where, batch=batch,
+        where_split=where_split,
     )
     report = LLMReport(model=config.model, needed=len(todo) + already, already=already)
     if not todo:

@@ -25,6 +25,7 @@ from trajectory.columns import Declaration, declaration
 from trajectory.errors import QueryError
 from trajectory.redact import redact_text
 from trajectory.query.limits import QueryLimits, apply_memory_limit, run_limited
+from trajectory.query.rates import PASS_RATES_SQL
 from trajectory.store.delta import TABLES, Store, now_utc
 from trajectory.runtime.people import current_user
 from trajectory.termsafe import json_safe, term_safe
@@ -55,7 +56,7 @@ ALLOWED_CATALOG = frozenset(
 # Schemas searched for an unqualified name.
 SEARCH_PATH = ("main", "pg_catalog")
 
-def runs_sql(decl: Declaration) -> str:
+def runs_sql(decl: Declaration, table: str = "events") -> str:
     """The ``runs`` view: one row per run, its columns derived from the event declaration (run
     columns, run_finished fields, kinds counted per run, figures summed), plus a few measures."""
     cols = ["run_id"]
@@ -78,7 +79,7 @@ def runs_sql(decl: Declaration) -> str:
     if "input_tokens" in names and "output_tokens" in names:
         cols.append("CAST(coalesce(sum(input_tokens), 0) + coalesce(sum(output_tokens), 0) AS BIGINT) AS tokens")
     cols.append("epoch_ms(max(ts)) - epoch_ms(min(ts)) AS duration_ms")
-    return "SELECT\n    " + ",\n    ".join(cols) + "\nFROM events\nGROUP BY run_id\n"
+    return "SELECT\n    " + ",\n    ".join(cols) + f"\nFROM {table}\nGROUP BY run_id\n"
 
 
 RUNS_SQL = runs_sql(declaration())
@@ -139,9 +140,9 @@ def events_sql(con: duckdb.DuckDBPyConnection, store: Store) -> str:
     ).fetchall()
     if not unresolved:
         return "CREATE VIEW _events_pooled AS SELECT * FROM _events"
-    from trajectory.judging.resolve import SuiteResolver  # the suites know their tasks' pools
+    from trajectory.catalog.pools import Pools  # the tasks' pools, read as data
 
-    split_of = SuiteResolver(store).split_of
+    split_of = Pools(store).split_of
     rows = [(suite, task, split_of(suite, task or "")) for suite, task in unresolved]
     declared = [r for r in rows if r[2] is not None]
     if not declared:
@@ -219,6 +220,7 @@ class Views:
         self.con.execute(f"CREATE VIEW verdict_history AS SELECT * FROM _history_all{pool}")
         self.con.execute(f"CREATE VIEW _current_all AS {CURRENT_SQL}")
         self.con.execute(f"CREATE VIEW verdicts AS SELECT * FROM _current_all{pool}")
+        self.con.execute(f"CREATE VIEW pass_rates AS {PASS_RATES_SQL}")  # trajectory/rates.py
         self.con.execute("CREATE VIEW passes AS SELECT * FROM _passes")
         override_pool = "" if split is None else f" WHERE coalesce(s.split, 'tune') = {sql_str(split)}"
         self.con.execute(f"CREATE VIEW overrides AS {OVERRIDES_SQL}{override_pool}")
@@ -277,7 +279,7 @@ def scrub_paths(text: str, store: Any) -> str:
 
 
 #: The views a person queries (the ones starting with _ are internal).
-VIEWS = ("events", "runs", "verdicts", "verdict_history", "passes", "overrides")
+VIEWS = ("events", "runs", "verdicts", "verdict_history", "passes", "overrides", "pass_rates")
 
 
 def unknown_table(message: str) -> str | None:

@@ -31,9 +31,9 @@ from pathlib import Path
 from typing import Any
 
 from trajectory.errors import NotFound, QueryError, TrajError
+from trajectory.query.names import near_line
 from trajectory.query.limits import QueryLimits
 from trajectory.store.delta import Store, default_store_path
-
 from trajectory.view.fold import Folded, fold, step
 from trajectory.view.runs_sql import MORE_EXAMPLES, OVERVIEW_FIGURES, PAGE, RUN_INDEX, SORTS, list_sql, page_figures
 from trajectory.view.values import json_or_text as _json
@@ -205,8 +205,8 @@ class StoreData:
                 "FROM verdicts GROUP BY ALL ORDER BY ALL")
             series = self.rows(
                 "SELECT p.pass_id, p.kind, p.started_at, count(h.run_id) AS runs, "
-                "count(*) FILTER (WHERE h.outcome = 'pass') AS pass FROM passes p "
-                "JOIN verdict_history h USING (pass_id) GROUP BY ALL ORDER BY p.started_at, p.pass_id")
+                "count(*) FILTER (WHERE h.outcome = 'pass') AS pass, count(*) FILTER (WHERE h.outcome = 'fail') AS fail "
+                "FROM passes p JOIN verdict_history h USING (pass_id) GROUP BY ALL ORDER BY p.started_at, p.pass_id")
             counts = self.rows("SELECT (SELECT count(*) FROM passes) AS passes, "
                                "(SELECT count(*) FROM overrides) AS overrides")[0]
             counts["events"] = sum(g["events"] for g in groups)
@@ -304,7 +304,7 @@ class StoreData:
                 other = other[0]["split"]
                 raise NotFound(f"run {run_id} is in the {other} pool; this viewer shows the {self.split} pool "
                                f"(start it with --split {other} to see it)")
-            raise NotFound(f"no such run: {run_id}")
+            raise NotFound(near_line("run", [run_id], [r["run_id"] for r in self.rows("SELECT DISTINCT run_id FROM events")]))
         return mine[0]
 
     def run_events(self, run_id: str, lo: int, hi: int) -> list[dict[str, Any]]:
@@ -521,7 +521,7 @@ class StoreData:
         known = set(self.pass_ids())
         for p in (a, b):
             if p not in known:
-                raise NotFound(f"no such pass: {p}")
+                raise NotFound(near_line("pass", [p], known))
         both = ("WITH a AS (SELECT * FROM verdict_history WHERE pass_id = $a), "
                 "b AS (SELECT * FROM verdict_history WHERE pass_id = $b) ")
         pair = {"a": a, "b": b}
