@@ -139,7 +139,9 @@ class Usage(Struct, **_STRUCT):
     ] = UNSET
 
 
-Millis = Annotated[float, Meta(ge=0)]
+# An integer stays an integer (5 is exported as 5, 2**53 + 1 exactly), a fraction a float: a
+# figure comes back as it was written.
+Millis = Union[Annotated[int, Meta(ge=0, le=2**63 - 1)], Annotated[float, Meta(ge=0)]]
 
 
 class Timing(Struct, **_STRUCT):

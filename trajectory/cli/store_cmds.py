@@ -185,6 +185,9 @@ def query(
     store: StoreOpt = None,
 ) -> None:
     """Answer SQL over the store, read-only and sandboxed, within time, row and memory limits."""
+    from trajectory.query.worker import warm
+
+    warm()  # the worker's process starts importing while the store is opened
     limits = QueryLimits.checked(timeout, max_rows, max_memory)
     table = run_query(open_store(store), sql, split=split, version=version, limits=limits)
     format = "jsonl" if json_ else format

@@ -4,6 +4,7 @@ the vectorised batch replay for many, recorded LLM judgements and pair partners.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
@@ -18,7 +19,7 @@ from replay.state import Judgement, RunState
 from trajectory import events as ev
 from trajectory.errors import NotFound, QueryError
 from trajectory.query.names import check_names
-from trajectory.query.sql import Views, check_sql, run_filter, sql_str
+from trajectory.query.sql import Views, run_filter, sql_str
 from trajectory.store.delta import Store
 from trajectory.judging.trust import JUDGEMENT_SUITE, trusted_runs
 from trajectory.judging.resolve import SuiteResolver
@@ -65,19 +66,15 @@ def select_runs(
     None: every pool (traj's own conditions, such as the demo's)."""
     cond, params = run_filter(suite=suite, batch=batch, run_ids=run_ids)
     cond += f" AND suite IS DISTINCT FROM {sql_str(JUDGEMENT_SUITE)}"
-    if where and where_split is not None:
+    if where:
+        # Answered as `traj query` answers: in the query worker, within the query limits.
         chosen = runs_where(store, where, where_split)
         cond += " AND list_contains(?, run_id)" if chosen else " AND FALSE"
         params += [chosen] if chosen else []
-    elif where:
-        cond += f" AND run_id IN (SELECT run_id FROM _runs_all WHERE ({where}))"
     own = views is None
     views = views or Views(store, split=None)
     try:
         check_names(views.con, suite=suite, batch=batch, run_ids=run_ids)
-        if where and where_split is None:
-            # The condition is a person's SQL: the whole statement goes through the sandbox.
-            check_sql(views.con, f"SELECT run_id FROM runs WHERE ({where})")
         try:
             table = views.con.sql(_ENDS_SQL.format(cond=cond), params=params).to_arrow_table()
         except Exception as exc:
@@ -97,18 +94,28 @@ def select_runs(
     return Selection(finished, open_, dict(zip(finished, ends.column("suite").to_pylist())), ends)
 
 
-def runs_where(store: Store, where: str, split: str) -> list[str]:
-    """The runs of pool ``split`` that a person's condition selects, evaluated on that pool's
-    views alone (holdout: the look is recorded first, whatever the condition then does)."""
+# The limits of a ``--where`` condition: ``traj query``'s defaults, any number of runs.
+WHERE_LIMITS: Any = None
+
+
+def runs_where(store: Store, where: str, split: str | None) -> list[str]:
+    """The runs of pool ``split`` (None: all) that a person's condition selects, evaluated on
+    that pool's views alone (holdout: the look is recorded first, whatever the condition then
+    does), as ``traj query`` answers: sandboxed, in the query worker, stopped at its limits."""
+    from trajectory.query.limits import MAX_ROWS, QueryLimits
     from trajectory.query.sql import record_holdout_view
+    from trajectory.query.worker import answer
 
     if split == "holdout":
         record_holdout_view(store, "judge --where", {"where": where})
-    with Views(store, split=split) as pool:
-        try:
-            table = pool.user_query(f"SELECT DISTINCT run_id FROM runs WHERE ({where})")
-        except QueryError as exc:
-            raise QueryError(f"--where: {str(exc).splitlines()[0]}") from None
+    limits = WHERE_LIMITS or QueryLimits(max_rows=int(MAX_ROWS.high))
+    try:
+        table = answer(store, f"SELECT DISTINCT run_id FROM runs WHERE ({where})", split=split, version=None,
+                       limits=limits)
+    except QueryError as exc:
+        # The limit's own advice names traj query's options, which judge does not have.
+        line = re.sub(r" \((?:add LIMIT, |)raise --[^)]*\)$", "", str(exc).splitlines()[0])
+        raise QueryError(f"--where: {line}") from None
     return sorted(table.column("run_id").to_pylist())
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import decimal
 import json
+import os
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -245,21 +246,36 @@ class Views:
     def arrow(self, sql: str, params: list[Any] | None = None) -> pa.Table:
         return self.con.sql(sql, params=params or None).to_arrow_table()
 
+    def checked(self, sql: str) -> str:
+        """A person's SQL checked by the sandbox (refused with one line), and the SQL to run for
+        it: the same, except that catalog views listing tables by name leave the internal ones out."""
+        return check_sql(self.con, sql, self.catalog)
+
     def user_query(self, sql: str) -> pa.Table:
-        """A person's SQL: checked, then run on the locked connection."""
-        check_sql(self.con, sql, self.catalog)
+        """A person's SQL: checked, then run on the locked connection, in this process (the CLI
+        and the viewer run it in a worker that is stopped at the limits: trajectory.query.worker.answer)."""
+        shown = self.checked(sql)
         if self.limits is not None:
             try:
-                return run_limited(self.con, sql, self.limits)
+                return run_limited(self.con, shown, self.limits)
             except QueryError as exc:  # DuckDB's first line: the table it does not know
-                better = unknown_table(str(exc))
-                if better is None:
-                    raise
-                raise QueryError(better) from None
+                raise QueryError(unknown_table(str(exc)) or scrub_paths(str(exc), self.store)) from None
         try:
-            return self.con.sql(sql).to_arrow_table()
+            return self.con.sql(shown).to_arrow_table()
         except duckdb.Error as exc:
-            raise QueryError(unknown_table(str(exc)) or _one_line(exc)) from exc
+            raise QueryError(unknown_table(str(exc)) or scrub_paths(_one_line(exc), self.store)) from exc
+
+
+def scrub_paths(text: str, store: Any) -> str:
+    """``text`` with the store's location (as given and as an absolute path) shown as <store>:
+    an error message from a file of the store names it by absolute path."""
+    loc = str(getattr(store, "loc", store))
+    roots = {loc}
+    if "://" not in loc:
+        roots |= {os.path.abspath(loc), os.path.realpath(loc)}
+    for root in sorted((r.rstrip("/") for r in roots if len(r.rstrip("/")) > 1), key=len, reverse=True):
+        text = text.replace(root, "<store>")
+    return text
 
 
 #: The views a person queries (the ones starting with _ are internal).
@@ -347,10 +363,15 @@ def _catalog_view(schema: str, name: str, catalog: frozenset[tuple[str, str]]) -
     return None
 
 
+# Catalog views that list tables by name: a query sees them without the internal ones.
+NAMED_CATALOG = frozenset({("information_schema", "tables"), ("information_schema", "columns"),
+                           ("main", "duckdb_columns")})
+
+
 def check_sql(
     con: duckdb.DuckDBPyConnection, sql: str, system_views: frozenset[tuple[str, str]] | None = None
-) -> None:
-    """Refuse anything but one read-only SELECT over the views."""
+) -> str:
+    """Refuse anything but one read-only SELECT over the views; the SQL to run for it."""
     if system_views is None:
         system_views = catalog_views(con)
     try:
@@ -362,22 +383,22 @@ def check_sql(
     kind = statements[0].type
     if kind != duckdb.StatementType.SELECT:
         raise QueryError(f"refused: only SELECT queries are allowed, got {kind.name}")
-    try:
-        tree = json.loads(con.execute("SELECT json_serialize_sql(?)", [sql]).fetchall()[0][0])
-    except duckdb.Error as exc:
-        raise QueryError(_one_line(exc)) from exc
-    if tree.get("error"):
-        raise QueryError(f"refused: {tree.get('error_message', 'cannot parse the query')}")
+    tree = _tree(con, sql)
+    denied = DENIED_FUNCTIONS | catalog_macros(con)
+    named: list[dict[str, Any]] = []
     for node in _walk(tree):
         if node.get("type") == "TABLE_FUNCTION":
             fn = (node.get("function") or {}).get("function_name", "")
             if fn.lower() not in ALLOWED_TABLE_FUNCTIONS:
                 raise QueryError(f"refused: table function {fn}() is not allowed in queries")
-        if node.get("class") == "FUNCTION" and str(node.get("function_name", "")).lower() in DENIED_FUNCTIONS:
-            raise QueryError(f"refused: function {node['function_name']}() is not allowed in queries")
+        if node.get("class") == "FUNCTION" and str(node.get("function_name", "")).lower() in denied:
+            raise QueryError(f"refused: function {node['function_name']}() is not allowed in queries "
+                             "(it reads the connection's settings or catalog)")
+        if node.get("type") == "SHOW_REF" and not node.get("query"):
+            raise QueryError(f"refused: SHOW lists the connection's internals; the tables are {', '.join(VIEWS)} "
+                             "(DESCRIBE events lists a view's columns)")
         if node.get("type") == "BASE_TABLE":
             schema = str(node.get("schema_name") or "")
-            catalog = str(node.get("catalog_name") or "")
             name = str(node.get("table_name") or "")
             if "/" in name or "." in name or name.startswith("'") or "://" in name:
                 raise QueryError(f"refused: {name!r} is a file or URL, not a view")
@@ -393,8 +414,75 @@ def check_sql(
                     f"refused: the catalog view {view[0]}.{view[1]} is not for queries (catalog views show "
                     "the store's file paths); information_schema.tables and .columns list the views"
                 )
-            if schema.lower() in ("information_schema", "pg_catalog") or catalog.lower() in ("system", "temp"):
-                continue
+            if view in NAMED_CATALOG:
+                named.append(node)
+    if not named:
+        return sql
+    for node in named:  # each becomes a subquery that leaves the internal tables out
+        schema, name = _catalog_view(str(node.get("schema_name") or ""), str(node["table_name"]), system_views)
+        inner = _tree(con, f"SELECT * FROM (SELECT * FROM {schema}.{name} "
+                           "WHERE NOT starts_with(table_name, '_')) AS x")["statements"][0]["node"]["from_table"]
+        inner["alias"] = node.get("alias") or name
+        inner["column_name_alias"] = node.get("column_name_alias", [])
+        node.clear()
+        node.update(inner)
+    try:
+        return str(con.execute("SELECT json_deserialize_sql(?)", [json.dumps(tree)]).fetchall()[0][0])
+    except duckdb.Error as exc:
+        raise QueryError(_one_line(exc)) from exc
+
+
+def _tree(con: duckdb.DuckDBPyConnection, sql: str) -> dict[str, Any]:
+    try:
+        tree = json.loads(con.execute("SELECT json_serialize_sql(?)", [sql]).fetchall()[0][0])
+    except duckdb.Error as exc:
+        raise QueryError(_one_line(exc)) from exc
+    if tree.get("error"):
+        raise QueryError(f"refused: {tree.get('error_message', 'cannot parse the query')}")
+    return tree
+
+
+_MACROS: dict[str, frozenset[str]] = {}
+
+
+def catalog_macros(con: duckdb.DuckDBPyConnection) -> frozenset[str]:
+    """DuckDB's built-in macros that read the catalog or the settings (``pg_get_viewdef`` shows
+    a view's SQL, with the store's paths), found from their definitions rather than listed: a
+    macro is refused when it calls a table function, reads a catalog view, or calls a refused
+    function (a macro calling such a macro included). Once per process."""
+    if "denied" in _MACROS:
+        return _MACROS["denied"]
+    rows = con.execute(
+        "SELECT DISTINCT lower(function_name), macro_definition FROM duckdb_functions() "
+        "WHERE function_type = 'macro' AND macro_definition IS NOT NULL"
+    ).fetchall()
+    catalog = catalog_views(con)
+    uses: dict[str, set[str]] = {}
+    denied: set[str] = set()
+    for name, body in rows:
+        try:
+            tree = json.loads(con.execute("SELECT json_serialize_sql(?)", ["SELECT " + body]).fetchall()[0][0])
+        except duckdb.Error:
+            denied.add(name)  # cannot be read: not for queries
+            continue
+        calls = uses.setdefault(name, set())
+        for node in _walk(tree):
+            if node.get("type") == "TABLE_FUNCTION" or (
+                node.get("type") == "BASE_TABLE"
+                and _catalog_view(str(node.get("schema_name") or ""), str(node.get("table_name") or ""), catalog)
+            ):
+                denied.add(name)
+            if node.get("class") == "FUNCTION":
+                calls.add(str(node.get("function_name", "")).lower())
+    grew = True
+    while grew:  # a macro that calls a refused function (or macro) is refused
+        grew = False
+        for name, calls in uses.items():
+            if name not in denied and calls & (denied | DENIED_FUNCTIONS):
+                denied.add(name)
+                grew = True
+    _MACROS["denied"] = frozenset(denied)
+    return _MACROS["denied"]
 
 
 def record_holdout_view(store: Store, command: str, detail: dict[str, Any] | None = None) -> None:
@@ -426,15 +514,9 @@ def format_table(table: pa.Table, fmt: str = "table") -> str:
     if fmt == "jsonl":
         return json_safe("\n".join(json.dumps(r, ensure_ascii=False, default=json_default) for r in rows))
     if fmt == "csv":
-        import csv
-        import io
+        from trajectory.text import csv_line
 
-        buf = io.StringIO()
-        w = csv.writer(buf, lineterminator="\n")
-        w.writerow(names)
-        for r in rows:
-            w.writerow([_cell(r[n]) for n in names])
-        return buf.getvalue().rstrip("\n")
+        return "\n".join([csv_line(names)] + [csv_line([csv_cell(r[n]) for n in names]) for r in rows])
     if fmt != "table":
         raise QueryError(f"unknown format {fmt!r} (table, csv, json, jsonl)")
     cells = [[_cell(r[n]) for n in names] for r in rows]
@@ -464,6 +546,20 @@ def json_default(value: Any) -> Any:
         return value.hex()
     return str(value)
 
+
+
+def csv_cell(value: Any) -> str:
+    """A value as a CSV cell: whole (not cut to a terminal's width), exact (floats as Python
+    writes them: no digits lost), and never a formula a spreadsheet would evaluate."""
+    from trajectory.text import spreadsheet_safe
+
+    if value is None:
+        return ""
+    if isinstance(value, (dict, list)):
+        return spreadsheet_safe(json.dumps(value, ensure_ascii=False, default=json_default))
+    if hasattr(value, "isoformat"):
+        return value.isoformat()
+    return spreadsheet_safe(str(value))
 
 
 def _cell(value: Any) -> str:

@@ -566,4 +566,9 @@ def suite_report(store: Any, name: str, fmt: str = "md", *, split: str = "tune")
         raise QueryError(f"unknown report format {fmt!r} ({', '.join(suite.report_formats)})")
     with Views(store, split=split) as views:
         rows = views.arrow("SELECT * FROM verdicts WHERE suite = ? ORDER BY run_id", [name]).to_pylist()
-    return suite.render_report(rows, fmt)
+    text = suite.render_report(rows, fmt)
+    if fmt == "csv":  # whatever the suite wrote, no cell is a formula a spreadsheet would run
+        from trajectory.text import spreadsheet_safe_csv
+
+        text = spreadsheet_safe_csv(text)
+    return text

@@ -14,6 +14,7 @@ from trajectory.columns import declaration
 from trajectory.judging import load_events, load_state
 from trajectory.query.names import check_names
 from trajectory.query.sql import Views, record_holdout_view, run_filter
+from trajectory.errors import QueryError
 from trajectory.query.limits import QueryLimits
 from trajectory.store.delta import Store
 from trajectory.text import hint
@@ -164,11 +165,16 @@ def run_query(
     store: Store, sql: str, *, split: str = "tune", version: int | None = None, limits: QueryLimits | None = None,
     record: bool = True,
 ) -> pa.Table:
-    """A person's SQL over the views, sandboxed and within ``limits`` (time, rows, memory);
-    a holdout look is recorded (``record=False``: the caller records its own, as ``traj view``
-    records one per session)."""
-    with Views(store, split=split, version=version, limits=limits) as views:
-        table = views.user_query(sql)
+    """A person's SQL over the views, sandboxed and within ``limits`` (time, rows, memory),
+    in a worker process that is killed at the limits (the one entry point of ``traj query`` and
+    ``traj view``); a holdout look is recorded (``record=False``: the caller records its own, as
+    ``traj view`` records one per session)."""
+    from trajectory.query.sql import SPLITS
+    from trajectory.query.worker import answer
+
+    if split is not None and split not in SPLITS:
+        raise QueryError(f"--split must be one of {', '.join(SPLITS)}, got {split!r}")
+    table = answer(store, sql, split=split, version=version, limits=limits or QueryLimits())
     if split == "holdout" and record:
         record_holdout_view(store, "query", {"sql": sql})
     return table

@@ -4,8 +4,6 @@ holdout pool is recorded by the data layer, as ``traj query --split holdout`` re
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
@@ -130,24 +128,17 @@ def download(request: Request) -> Response:
 
 
 def _cell(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, (dict, list)):
-        return json.dumps(value, ensure_ascii=False)
-    return str(value)
+    from trajectory.query.sql import csv_cell
+
+    return csv_cell(value)
 
 
 def _csv(names: list[str], batches: Iterator[tuple[list[str], list[dict[str, Any]]]]) -> Iterator[bytes]:
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(names)
-    yield buf.getvalue().encode()
+    from trajectory.text import csv_line
+
+    yield (csv_line(names) + "\n").encode()
     for _, rows in batches:
-        buf.seek(0)
-        buf.truncate()
-        for r in rows:
-            writer.writerow([_cell(r[n]) for n in names])
-        yield buf.getvalue().encode()
+        yield "".join(csv_line([_cell(r[n]) for n in names]) + "\n" for r in rows).encode()
 
 
 def _json_array(batches: Iterator[tuple[list[str], list[dict[str, Any]]]]) -> Iterator[bytes]:

@@ -13,9 +13,7 @@ scores, figures and check names only.
 
 from __future__ import annotations
 
-import csv
 import hashlib
-import io
 import json
 import shutil
 from pathlib import Path
@@ -159,13 +157,12 @@ def _copy_image(data: StoreData, run_id: str, seq: int, links: StaticLinks, out:
 
 
 def _table_files(result: dict[str, Any], base: Path) -> None:
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(result["columns"])
-    for row in result["rows"]:
-        writer.writerow(["" if v is None else json.dumps(v, ensure_ascii=False) if isinstance(v, (dict, list)) else v
-                         for v in row])
-    _write(base.with_suffix(".csv"), buf.getvalue())
+    from trajectory.query.sql import csv_cell
+
+    from trajectory.text import csv_line
+
+    text = "".join(csv_line(list(r)) + "\n" for r in [result["columns"], *([csv_cell(v) for v in row] for row in result["rows"])])
+    _write(base.with_suffix(".csv"), text)
     rows = [dict(zip(result["columns"], row)) for row in result["rows"]]
     _write(base.with_suffix(".json"), json.dumps(rows, ensure_ascii=False) + "\n")
 
