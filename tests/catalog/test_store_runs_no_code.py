@@ -141,7 +141,10 @@ def test_judging_refuses_an_untrusted_suite_until_it_is_trusted(attacked, dry_ru
     assert r.exit_code == 0 and str(pkg) in r.output and "mallory" in r.output, r.output
     assert not marker.exists()  # trusting reads the registration, it runs nothing
     r = traj("judge", *extra, "--suite", "team", "--store", sdir)
-    assert r.exit_code == 0 and marker.read_text() == "package ran", r.output
+    # Trusted, its code is imported (the marker); the planted package has no task t1, so its runs
+    # are left unjudged with that said, and a pass that judged nothing exits 1.
+    assert marker.read_text() == "package ran", r.output
+    assert r.exit_code == 1 and "suite 'team' has no such task" in r.output, r.output
 
     # Trust is per folder: the same name registered to other code is not trusted by it.
     pkg2, _, _, marker2 = hostile_code(tmp_path, "b")

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from core.test_selfevo_parity import CODE, _steps
 from selfevo_helpers import good_steps, reuse_steps, traj
 from typer.testing import CliRunner
 
@@ -278,3 +279,15 @@ def test_suites_without_bind_partner_are_judged_as_before(store) -> None:
     ingest_trajectories(store, [traj("task-01", good_steps()), traj("task-01", reuse_steps(), variant=True)])
     judge_runs(store, SuiteResolver(store, overrides={"selfevo": Plain()}))
     assert seen == ["task-01", "task-01"]
+
+
+def test_import_cli_accepts_a_tool_listed_without_its_step(tmp_path):
+    first = traj("task-01", _steps(create=False))
+    first["created_tools"] = [{"name": "fetch_youtube_transcript", "code": CODE}]
+    f = tmp_path / "t.jsonl"
+    f.write_text(json.dumps(first, ensure_ascii=False) + "\n", encoding="utf-8")
+    store = tmp_path / "store"
+    r = CliRunner().invoke(app, ["import", "selfevo", str(f), "--store", str(store)])
+    assert r.exit_code == 0, r.output
+    r = CliRunner().invoke(app, ["judge", "--store", str(store)])
+    assert r.exit_code == 0, r.output
