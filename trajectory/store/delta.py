@@ -102,6 +102,11 @@ class Store:
     def __repr__(self) -> str:
         return f"Store({str(self.backend)!r})"
 
+    def __getstate__(self) -> dict[str, Any]:
+        # A store handed to another process (a query or judging worker) does not carry this
+        # process's creation callback: it is a closure of the CLI, and says nothing there.
+        return {**self.__dict__, "on_create": None}
+
     # -- format ---------------------------------------------------------------------------
     def _check_format(self) -> None:
         fmt = read_format(self.backend)
