@@ -9,6 +9,8 @@ from typer.testing import CliRunner
 
 import suites as suite_pkg
 import suites.gui as gui
+from gui_helpers import judge
+from suites.gui import tasks_clock as C
 from trajectory.demo import broken
 from trajectory.demo.samples import gui as samples
 from trajectory.cli.main import app
@@ -86,3 +88,20 @@ def test_the_demo_breaks_only_its_copy_and_the_bundled_suite_is_right(tmp_path):
     assert copy.code_version() != gui.load().code_version()
     with pytest.raises(ValueError, match="exactly once"):
         broken.gui(folder)  # already broken: nothing left to break
+
+
+def test_alarm_time_formats_fail_with_the_demos_broken_copy(tmp_path):
+    """The demo's bug is real: its copy judges AlarmTime's time field exactly; the bundled suite
+    matches it as a time."""
+    folder = tmp_path / "gui"
+    shutil.copytree(suite_pkg.builtin_folder("gui"), folder, ignore=shutil.ignore_patterns("__pycache__"))
+    broken.gui(folder)
+    copy = suite_pkg.load_folder(folder)
+    task = copy.get_task("AlarmTime", {"label": "开会"})
+    assert task.fields()[0].matcher == "exact"
+    assert judge(task, copy, mode="grounded", sheet=["下午2点30分"]).outcome == "fail"
+    assert judge(task, copy, mode="text", answer="开会闹钟定在下午两点半").outcome == "fail"
+    assert judge(task, copy, mode="grounded", sheet=["14:30"]).outcome == "pass"
+    bundled = C.AlarmTime(label="开会")
+    assert bundled.fields()[0].matcher == "time"
+    assert judge(bundled, mode="grounded", sheet=["下午2点30分"]).outcome == "pass"

@@ -150,22 +150,6 @@ def test_consistent_trajectories_store_nothing_extra_and_warn_nothing():
     assert state_of(first).metrics is None
 
 
-def test_import_cli_accepts_a_tool_listed_without_its_step(tmp_path):
-    from typer.testing import CliRunner
-
-    from trajectory.cli.main import app
-
-    first = traj("task-01", _steps(create=False))
-    first["created_tools"] = [{"name": "fetch_youtube_transcript", "code": CODE}]
-    f = tmp_path / "t.jsonl"
-    f.write_text(json.dumps(first, ensure_ascii=False) + "\n", encoding="utf-8")
-    store = tmp_path / "store"
-    r = CliRunner().invoke(app, ["import", "selfevo", str(f), "--store", str(store)])
-    assert r.exit_code == 0, r.output
-    r = CliRunner().invoke(app, ["judge", "--store", str(store)])
-    assert r.exit_code == 0, r.output
-
-
 # -- the property: random trajectories -------------------------------------------------------------
 
 TASK_IDS = sorted(TASKS)

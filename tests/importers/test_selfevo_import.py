@@ -278,3 +278,17 @@ def test_suites_without_bind_partner_are_judged_as_before(store) -> None:
     ingest_trajectories(store, [traj("task-01", good_steps()), traj("task-01", reuse_steps(), variant=True)])
     judge_runs(store, SuiteResolver(store, overrides={"selfevo": Plain()}))
     assert seen == ["task-01", "task-01"]
+
+
+def test_import_cli_accepts_a_tool_listed_without_its_step(tmp_path, sdir):
+    """A trajectory whose created_tools lists a tool no step created imports and judges (the
+    parity of its score is tests/core/test_selfevo_parity.py's; this is the CLI path, which needs
+    the store, so it lives here and not in the fast lane)."""
+    code = "def fetch(url):\n    return url\n"
+    first = traj("task-01", [s for s in good_steps("task-01", code) if s["action"] != "create_tool"])
+    first["created_tools"] = [{"name": "fetch_youtube_transcript", "code": code}]
+    f = write(tmp_path / "t.jsonl", [first])
+    r = cli("import", "selfevo", str(f), "--store", sdir)
+    assert r.exit_code == 0, r.output
+    r = cli("judge", "--store", sdir)
+    assert r.exit_code == 0, r.output
