@@ -449,8 +449,11 @@ def _clock_face(text: str, t: Token, clause: Clause, found: list[Token]) -> bool
         return True
     if _CLOCK_AFTER_RE.match(text, t.end):
         return True  # 行程：9:00出发 names a time
-    return not (_CUE_BEFORE_RE.search(text, clause.start, t.start) or _CUE_DIRECT_RE.search(text, clause.start, t.start)
-                or _CUE_AFTER_RE.match(text, t.end))
+    # The cue may stand earlier on the line: a correction or a denial replaces the duration it
+    # named (用时不是120分，是1:30; 全程80分，修正后为1:30; 用时2小时14分吗？不是，是2:15).
+    line = text.rfind("\n", 0, t.start) + 1
+    return not (_CUE_BEFORE_RE.search(text, min(line, clause.start), t.start)
+                or _CUE_DIRECT_RE.search(text, clause.start, t.start) or _CUE_AFTER_RE.match(text, t.end))
 
 
 class Scan:
