@@ -263,7 +263,7 @@ _DURATION_RE = re.compile(
     rf"|(?P<half>半)\s*个?\s*{_H_UNIT}"
     r"|(?P<ch>\d+):(?P<cm>\d{2})(?::(?P<cs>\d{2}))?(?![\d:])"
     rf"|(?P<eh>\d+(?:\.\d+)?)\s*(?:and\s+a\s+(?P<efrac>half|quarter)\s+)?{_EN_H}"
-    rf"(?:\s*,?\s*(?:and\s+)?(?P<em>\d+)\s*{_EN_M}|(?<=h)(?P<em0>\d{{1,2}})(?![\d.:])"
+    rf"(?:\s*,?\s*(?:and\s+)?(?P<em>\d+)\s*{_EN_M}|(?<=h)(?P<em0>\d{{1,2}})(?![\d:])(?!\.\d)"
     r"|\s+and\s+a\s+(?P<efrac2>half|quarter)(?![a-z]))?"
     r"|(?P<em2>\d+)\s*(?:minutes?|mins?)(?![a-z])"
     r"|(?<![a-z])(?P<anhour>an?\s+hour)(?:\s+and\s+a\s+(?P<anfrac>half|quarter))?"
