@@ -7,6 +7,10 @@ its JSON twin: the first request (cold) and the median of ``repeat`` more. The p
 ones a person opens: the overview, the run list (first page, a filtered page, a deep page), a
 failing run, that run at a middle step, the passes, the diff of the two latest passes, a query.
 
+``--long-run EVENTS`` measures one long run instead: its page and JSON twin at the end and in
+the middle and the slider's panel (cold and warm), and the static copy of a ``--static-events``
+run (seconds, and bytes of its page).
+
 With ``--runs N`` it first builds a store the way the main benchmark does (the same corpus,
 ingested in chunks), then judges it twice as ``traj demo`` does: with the demo's broken rules,
 then with the bundled suites, so that the diff page has flips to show.
@@ -179,6 +183,81 @@ def measure(store: Path, repeat: int = 3) -> dict[str, Any]:
         stop(proc)
 
 
+def long_run_lines(run_id: str, events: int, items: int = 50) -> list[str]:
+    """One run of ``events`` events over a world state of ``items`` notes: steps, screens,
+    state patches and AnswerSheet values in turn, then run_finished."""
+    def ev(seq: int, kind: str, **fields: Any) -> str:
+        return json.dumps({"run_id": run_id, "seq": seq, "ts": 1775354400000 + seq, "kind": kind, **fields},
+                          ensure_ascii=False)
+
+    state = {"apps": {"notes": {"items": [{"id": k, "text": f"note {k} " + "文" * 100, "v": -1} for k in range(items)]}}}
+    out = [ev(0, "run_started", suite="example", task="current_temp", mode="grounded", batch="long", state=state)]
+    for seq in range(1, events - 1):
+        turn = seq % 4
+        out.append(ev(seq, "step_taken", action="tap", args={"x": seq % 1000}) if turn == 0 else
+                   ev(seq, "screen_read", text=f"screen {seq}", app="notes") if turn == 1 else
+                   ev(seq, "state_changed", patch=[{"op": "replace", "path": f"/apps/notes/items/{seq % items}/v",
+                                                    "value": seq}]) if turn == 2 else
+                   ev(seq, "sheet_changed", op="set", field=seq % 3, value=f"value at {seq}"))
+    out.append(ev(events - 1, "run_finished", outcome="succeeded"))
+    return out
+
+
+def _ingest(store: Store, src: Path) -> None:
+    from trajectory.ingest.files import ingest_files
+
+    for _, got in ingest_files(store, [str(src)]):
+        if isinstance(got, Exception):
+            raise got
+
+
+def measure_long(root: Path, events: int, static_events: int, repeat: int = 3) -> dict[str, Any]:
+    """One run of ``events`` events: start-up, then its page and JSON twin (at the end, in the
+    middle, the slider's panel), cold and warm; and the static copy of a ``static_events`` run
+    (seconds and bytes of its page)."""
+    store = Store(root / "long-store")
+    src = root / "long.jsonl"
+    src.write_text("\n".join(long_run_lines("long-1", events)) + "\n", encoding="utf-8")
+    _ingest(store, src)
+    port = _free_port()
+    proc, startup = start(root / "long-store", port)
+    out: dict[str, Any] = {"events": events, "startup_s": round(startup, 3), "repeat": repeat, "pages": {}}
+    try:
+        for name, path in (("run", "/runs/long-1"), ("run at middle", f"/runs/long-1?at={events // 2}"),
+                           ("slider panel", f"/runs/long-1/state?at={events // 3}")):
+            for twin, url in (("html", path), ("json", "/api" + path)):
+                if twin == "json" and name == "slider panel":
+                    continue
+                cold, cold_total, status, size = first_byte(port, url, timeout=600)
+                warm = [first_byte(port, url, timeout=600) for _ in range(repeat)]
+                out["pages"][f"{name} ({twin})"] = {
+                    "path": url, "status": status, "bytes": size, "cold_total_s": round(cold_total, 3),
+                    "total_s": round(statistics.median(w[1] for w in warm), 3)}
+    finally:
+        stop(proc)
+    from trajectory.view.static_site import write_static
+
+    small = Store(root / "static-store")
+    src.write_text("\n".join(long_run_lines("static-1", static_events)) + "\n", encoding="utf-8")
+    _ingest(small, src)
+    t = time.perf_counter()
+    write_static(small, root / "site")
+    out["static"] = {"events": static_events, "seconds": round(time.perf_counter() - t, 2),
+                     "run_page_bytes": (root / "site" / "run-static-1.html").stat().st_size}
+    return out
+
+
+def render_long(r: dict[str, Any]) -> str:
+    lines = [f"traj view on one run of {r['events']:,} events: start-up {r['startup_s']:.2f} s; "
+             f"whole answer, cold / median of {r['repeat']} warm:"]
+    for name, p in r["pages"].items():
+        flag = "" if p["status"] == 200 else f"  (status {p['status']})"
+        lines.append(f"  {name:<22} {p['cold_total_s']:.2f} / {p['total_s']:.2f} s  {p['bytes']:,} bytes  {p['path']}{flag}")
+    s = r["static"]
+    lines.append(f"  static copy of a {s['events']:,}-event run: {s['seconds']:.1f} s, its page {s['run_page_bytes']:,} bytes")
+    return "\n".join(lines)
+
+
 def stop(proc: subprocess.Popen[bytes]) -> None:
     proc.terminate()
     try:
@@ -211,9 +290,19 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--workdir", help="where to build (kept); default a temporary folder, removed")
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--out", help="write the results as JSON here")
+    p.add_argument("--long-run", type=int, metavar="EVENTS",
+                   help="instead: one run of this many events (e.g. 100000): its page, its twin, a static copy")
+    p.add_argument("--static-events", type=int, default=4000, help="with --long-run: events of the static copy's run")
     a = p.parse_args(argv)
+    if a.long_run:
+        with tempfile.TemporaryDirectory(prefix="traj-bench-view-long-") as tmp_long:
+            result = measure_long(Path(a.workdir or tmp_long), a.long_run, a.static_events, a.repeat)
+        print(render_long(result))
+        if a.out:
+            Path(a.out).write_text(json.dumps(result, indent=1) + "\n")
+        return 0
     if not a.store and not a.runs:
-        p.error("give --store PATH or --runs N")
+        p.error("give --store PATH, --runs N or --long-run EVENTS")
     tmp = None
     if a.store:
         store = Path(a.store)

@@ -14,6 +14,7 @@ state.params)``, binds the pair partner when the suite is :class:`Pairing`, then
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from replay.batch import Reads
@@ -76,12 +77,26 @@ class Pairing(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class LLMRequest:
+    """One prompt for an LLM judge, as ``traj judge --llm`` asks and records it
+    (``trajectory/llm/ask.py``). ``key`` identifies the prompt; the model is recorded next to the
+    answer, so the same prompt asked of two models gives two answers under one key. ``label``
+    names the prompt for people (the tool or scorer it is about)."""
+
+    judge: str
+    key: str
+    messages: tuple[Mapping[str, str], ...]
+    response_format: Mapping[str, Any] | None = None
+    label: str = ""
+
+
 @runtime_checkable
 class LLMJudged(Protocol):
     """A suite whose verdicts read recorded LLM judgements (``traj judge --llm`` asks for them)."""
 
-    def llm_requests(self, task: Any, state: RunState) -> list[Any]:
-        """The prompts this run's verdict needs (objects with judge, key, messages)."""
+    def llm_requests(self, task: Any, state: RunState) -> list[LLMRequest]:
+        """The prompts this run's verdict needs."""
         ...
 
 

@@ -58,10 +58,11 @@ def _one_line(text: Any, limit: int = REASON_LIMIT) -> str:
 
 
 def _reason(rule: str, answer: Any, explanation: Any) -> str:
+    """The rule that graded the score, then the scorer's explanation unless it only repeats the
+    answer (which is the check's ``actual``)."""
     parts = [rule]
-    if answer not in (None, ""):
-        parts.append(f"answer {_one_line(answer, 80)!r}")
-    if explanation not in (None, ""):
+    said = _one_line(answer).casefold() if answer not in (None, "") else None
+    if explanation not in (None, "") and _one_line(explanation).casefold() != said:
         parts.append(_one_line(explanation))
     return "; ".join(parts)
 
@@ -117,13 +118,15 @@ def inspect_checks(
                                       expected=expected))
         return out
     passed, counts, rule = grade(value)
-    check = Check(name=name, passed=bool(passed), expected=expected, actual=value,
+    # The answer the scorer read is what was checked; the score value is in the reason's rule.
+    check = Check(name=name, passed=bool(passed), expected=expected, actual=answer if answer is not None else value,
                   reason=_reason(rule, answer, explanation))
     return [Scored(check, passed is not None, counts)]
 
 
 def evaluation_check(
-    name: str, *, score: float | None = None, label: str | None = None, explanation: str | None = None
+    name: str, *, score: float | None = None, label: str | None = None, explanation: str | None = None,
+    answer: str | None = None,
 ) -> Scored:
     """One OpenTelemetry evaluation result as a check.
 
@@ -134,11 +137,13 @@ def evaluation_check(
     low = label.strip().lower() if isinstance(label, str) else None
     number = score if isinstance(score, (int, float)) and not isinstance(score, bool) else None
     in_range = number is not None and math.isfinite(number) and 0.0 <= number <= 1.0
-    actual: dict[str, Any] = {}
+    actual: Any = {}
     if number is not None:
         actual["score"] = number
     if label is not None:
         actual["label"] = label
+    if answer is not None:  # what was evaluated; the score and label are the reason's rule
+        actual = answer
     if low in PASS_LABELS or low in FAIL_LABELS:
         passed = low in PASS_LABELS
         counts = float(number) if in_range else (1.0 if passed else 0.0)

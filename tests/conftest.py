@@ -56,6 +56,14 @@ def _no_env_store(monkeypatch, tmp_path_factory) -> None:
     os.environ.pop("TRAJ_LLM_BASE_URL", None)
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _own_config(tmp_path_factory) -> None:
+    # The suites the tests trust (traj suite add, traj suite trust) go to a configuration folder
+    # of the session's, never the user's ~/.config/traj. Session-wide, before any module's
+    # fixtures: trust is kept per store, and every test has stores of its own.
+    os.environ["XDG_CONFIG_HOME"] = str(tmp_path_factory.mktemp("config"))
+
+
 @pytest.fixture(scope="session")
 def s3_server():
     """One S3 server (moto, 127.0.0.1) for the whole session; each test takes a bucket."""

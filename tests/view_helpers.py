@@ -58,14 +58,14 @@ def free_port() -> int:
 class LiveView:
     """`traj view` in a subprocess on 127.0.0.1; ``url`` once it answers; ``stop()`` ends it."""
 
-    def __init__(self, store: Path, *args: str):
+    def __init__(self, store: Path | str, *args: str, env: dict[str, str] | None = None):
         self.store = store
         self.port = free_port()
         exe = shutil.which("traj", path=os.path.dirname(sys.executable))
         argv = [exe] if exe else [sys.executable, "-m", "trajectory.cli.main"]
         self.proc = subprocess.Popen(
             [*argv, "view", "--store", str(store), "--port", str(self.port), *args],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
         )
         self.url = f"http://127.0.0.1:{self.port}"
         self.started_in = self._wait()
@@ -97,3 +97,33 @@ class LiveView:
         for stream in (self.proc.stdout, self.proc.stderr):
             if stream is not None:
                 stream.close()
+
+
+def long_run(run_id: str, events: int, items: int = 50) -> list[str]:
+    """One run of ``events`` events (JSON lines) over a world state of ``items`` notes: steps,
+    screens, state patches and AnswerSheet values in turn, then run_finished; its last values
+    are known: note k holds the seq of its last patch, field 0 the seq of the last set."""
+    import json
+
+    def ev(seq: int, kind: str, **fields: object) -> str:
+        return json.dumps({"run_id": run_id, "seq": seq, "ts": 1775354400000 + seq, "kind": kind, **fields},
+                          ensure_ascii=False)
+
+    state = {"apps": {"notes": {"items": [{"id": k, "text": f"note {k}", "v": -1} for k in range(items)]}}}
+    out = [ev(0, "run_started", suite="example", task="current_temp", params={"city": "北京"}, mode="grounded",
+              batch="long", state=state, agent={"name": "a", "model": "m"})]
+    for seq in range(1, events - 1):
+        turn = seq % 4
+        if turn == 0:
+            out.append(ev(seq, "step_taken", action="tap", args={"x": seq % 1000, "y": 7},
+                          usage={"input_tokens": 10, "output_tokens": 1}))
+        elif turn == 1:
+            out.append(ev(seq, "screen_read", text=f"screen {seq} 北京 20°", app="notes",
+                          route={"app": "notes", "path": f"/{seq % 9}"}))
+        elif turn == 2:
+            out.append(ev(seq, "state_changed", patch=[{"op": "replace", "path": f"/apps/notes/items/{seq % items}/v",
+                                                        "value": seq}]))
+        else:
+            out.append(ev(seq, "sheet_changed", op="set", field=seq % 3, value=f"value at {seq}"))
+    out.append(ev(events - 1, "run_finished", outcome="succeeded"))
+    return out

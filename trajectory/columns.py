@@ -89,6 +89,8 @@ def _logical(t: Any, as_json: bool) -> str:
         return "int64"
     if isinstance(t, mi.FloatType):
         return "float64"
+    if isinstance(t, mi.UnionType) and {type(m) for m in t.types} == {mi.IntType, mi.FloatType}:
+        return "float64"  # a number, integral or not (figures such as timing)
     if isinstance(t, (mi.DateTimeType, mi.UnionType)):
         return "timestamp"
     raise TypeError(f"no column type for {t!r}")

@@ -139,7 +139,9 @@ class Usage(Struct, **_STRUCT):
     ] = UNSET
 
 
-Millis = Annotated[float, Meta(ge=0)]
+# An integer stays an integer (5 is exported as 5, 2**53 + 1 exactly), a fraction a float: a
+# figure comes back as it was written.
+Millis = Union[Annotated[int, Meta(ge=0, le=2**63 - 1)], Annotated[float, Meta(ge=0)]]
 
 
 class Timing(Struct, **_STRUCT):
@@ -233,6 +235,15 @@ class RunStarted(Event, tag="run_started"):
     route: Annotated[Route | None, doc("Initial route.", column="route")] = None
 
 
+class SpanRef(Struct, **_STRUCT):
+    """One span a harness opened around steps (a solver, a tool's execution, a sub-agent): the
+    structure of its log, kept on the steps it frames rather than as steps of its own."""
+
+    id: Annotated[str, doc("The span's id in the harness's log or trace.")]
+    name: Annotated[str | None, doc("Its name (Inspect: the solver or tool; OTel: the span's name).")] = None
+    type: Annotated[str | None, doc("Its type (Inspect: solver, tool, agent ...; OTel: the GenAI operation).")] = None
+
+
 class StepTaken(Event, tag="step_taken"):
     """One agent action."""
 
@@ -245,6 +256,11 @@ class StepTaken(Event, tag="step_taken"):
     thought: Annotated[str | None, doc("The agent's stated reasoning for the step.")] = None
     usage: Annotated[Usage | None, doc("Token usage of the model call.", column="")] = None
     timing: Annotated[Timing | None, doc("Milliseconds by phase.", column="")] = None
+    spans: Annotated[
+        list[SpanRef] | None,
+        doc("The spans the step ran inside, outermost first, each {id, name, type} (imported Inspect logs "
+            "and OTel traces): structure, not steps."),
+    ] = None
 
 
 class ScreenRead(Event, tag="screen_read"):

@@ -35,7 +35,7 @@ _SHAPES = (
     re.compile(r"\beyJ[A-Za-z0-9_\-]{6,}\.[A-Za-z0-9_\-]{6,}\.[A-Za-z0-9_\-]{6,}"),  # JWTs
 )
 # "Bearer <token>" / "Basic <token>" in a header someone pasted into a message.
-_AUTH_HEADER = re.compile(r"\b(Bearer|Basic|Token)\s+[A-Za-z0-9._~+/=\-]{8,}", re.I)
+_AUTH_HEADER = re.compile(r"\b(Bearer|Basic|Token)\s+([A-Za-z0-9._~+/=\-]{8,})", re.I)
 # name=value, name: value in JSON ("name": "value"), and URL user:password@host.
 _ASSIGN = re.compile(r"(?P<name>[A-Za-z_][\w.\-]*)(?P<sep>\s*=\s*)(?P<q>['\"]?)(?P<value>[^\s'\"&;,]+)")
 _JSON_MEMBER = re.compile(r"(?P<name>\"[^\"\\]{1,80}\")(?P<sep>\s*:\s*)\"(?P<value>(?:[^\"\\]|\\.)*)\"")
@@ -44,9 +44,33 @@ _URL_PASSWORD = re.compile(r"(?P<pre>[a-z][a-z0-9+.\-]*://[^/\s:@]+:)(?P<value>[
 _WORD = re.compile(r"[A-Za-z0-9+/=_\-]{32,}")
 
 
+# The last word of a name that says its value describes a secret rather than being one:
+# ``RAY_AUTH_MODE=token``, ``token_type: bearer``, ``AWS_SHARED_CREDENTIALS_FILE=~/.aws/x``.
+_QUALIFIERS = frozenset({
+    "mode", "type", "method", "kind", "scheme", "enabled", "required", "provider", "file", "path", "dir",
+    "url", "uri", "endpoint", "region", "name", "names", "id_type", "format", "source", "ttl", "expiry",
+    "expires", "timeout", "length", "len", "version",
+})
+
+
 def secret_name(name: str) -> bool:
-    """Whether an option, variable or field of this name holds a secret."""
-    return bool(_SECRET_NAME.search(name))
+    """Whether an option, variable or field of this name holds a secret: its name says key,
+    token, secret, password, ..., and its last word is not one that names a setting about the
+    secret (``RAY_AUTH_MODE``, ``token_type``, ``api_key_file``: their values are modes, kinds
+    and paths, which a hint has to show)."""
+    if not _SECRET_NAME.search(name):
+        return False
+    words = [w for w in re.split(r"[_.\-\s]+|(?<=[a-z])(?=[A-Z])", name.strip("-\"'")) if w]
+    return not (len(words) > 1 and words[-1].lower() in _QUALIFIERS)
+
+
+def credential_like(word: str) -> bool:
+    """Whether the word after ``Bearer``/``Basic``/``Token`` can be a credential: it has a
+    digit, mixed case or a token's punctuation, or is long. A word of prose ("token
+    authentication", "token based") is not one: masking it hides what a hint says."""
+    if len(word) >= 24 or re.search(r"\d|[._~+/=\-]", word):
+        return True
+    return bool(re.search(r"[a-z]", word) and re.search(r"[A-Z]", word[1:]))
 
 
 def looks_random(word: str) -> bool:
@@ -68,7 +92,7 @@ def redact_text(text: str) -> str:
     out = text
     for shape in _SHAPES:
         out = shape.sub(MASK, out)
-    out = _AUTH_HEADER.sub(lambda m: f"{m.group(1)} {MASK}", out)
+    out = _AUTH_HEADER.sub(lambda m: f"{m.group(1)} {MASK}" if credential_like(m.group(2)) else m.group(0), out)
     out = _URL_PASSWORD.sub(lambda m: m.group("pre") + MASK, out)
 
     def assign(m: re.Match[str]) -> str:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+from contextvars import ContextVar
 from typing import Any
 
 import msgspec
@@ -52,3 +54,59 @@ def json_or_text(text: Any) -> Any:
         return json.loads(text)
     except ValueError:
         return text
+
+
+#: What a hint must carry to reach the same store: the ``--store`` of the command being run
+#: (None: the default store, which needs no option) and the names of its ``--storage-option``
+#: values (never the values). Set by the CLI for each command (trajectory/cli/common.py).
+HINT_OPTIONS: ContextVar[tuple[str | None, tuple[str, ...]]] = ContextVar("hint_options", default=(None, ()))
+
+
+def hint(command: str, store: Any = None) -> str:
+    """A command to suggest, with the ``--store`` (and ``--storage-option`` names) this one
+    was run with, so that it works when pasted: ``hint("traj show r1")`` ->
+    ``traj show r1 --store copy``. ``store``: the store to name instead (the demo names its
+    store's full path)."""
+    import shlex
+
+    given, names = HINT_OPTIONS.get()
+    where = store if store is not None else given
+    out = command + (f" --store {shlex.quote(str(where))}" if where else "")
+    for name in names:
+        out += f" --storage-option {shlex.quote(name + '=...')}"
+    return out
+
+
+# A cell a spreadsheet would evaluate as a formula (or as DDE) when the file is opened:
+# its first character is one of these (full-width forms included: some spreadsheets fold them).
+_NUMBER = re.compile(r"[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?")
+_QUOTE = re.compile('[,"\r\n]')
+_FORMULA_START = frozenset("=+-@\t\r\n\uff1d\uff0b\uff0d\uff20")
+
+
+def spreadsheet_safe(cell: str) -> str:
+    """A CSV cell that no spreadsheet evaluates: one starting like a formula (``=``, ``+``,
+    ``-``, ``@``, tab, CR, LF) gets a leading ``'``, the mark spreadsheets read as "text".
+    A number (``-3``, ``+1.5e3``) is left as it is: it is data, and evaluates to itself."""
+    if cell and cell[0] in _FORMULA_START and not _NUMBER.fullmatch(cell):
+        return "'" + cell
+    return cell
+
+
+def csv_line(cells: list[str]) -> str:
+    """One CSV record (RFC 4180 quoting, no line end): a cell is quoted when it holds a comma, a
+    quote, CR or LF. (Python's csv writer with "\n" line ends leaves a lone CR unquoted, which
+    every reader takes for the end of the record.)"""
+    if len(cells) == 1 and cells[0] == "":
+        return '""'  # not an empty line
+    return ",".join('"' + c.replace('"', '""') + '"' if _QUOTE.search(c) else c for c in cells)
+
+
+def spreadsheet_safe_csv(text: str) -> str:
+    """CSV text with every cell made :func:`spreadsheet_safe` (for CSV written by code that
+    does not know, such as a suite's own report)."""
+    import csv
+    import io
+
+    lines = [csv_line([spreadsheet_safe(c) for c in row]) for row in csv.reader(io.StringIO(text, newline=""))]
+    return "\n".join(lines) + ("\n" if text.endswith("\n") else "")

@@ -48,13 +48,13 @@ import inspect as _inspect
 import sys
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 from judges import imported
 from judges.base import Suite, Verdict
+from judges.contract import LLMRequest
 from replay.state import RunState
 from trajectory.errors import TrajError
 
@@ -78,17 +78,6 @@ class JudgementMissing(Exception):
     def __init__(self, request: LLMRequest):
         super().__init__(f"no recorded answer for a grader prompt (key {request.key[:12]}…)")
         self.request = request
-
-
-@dataclass(frozen=True)
-class LLMRequest:
-    """A grader prompt ``traj judge --llm`` can ask and record (see ``trajectory/llm/ask.py``)."""
-
-    judge: str
-    key: str
-    messages: tuple[dict[str, str], ...]
-    response_format: dict[str, Any] | None = None
-    label: str = ""
 
 
 # -- loading the scorers ----------------------------------------------------------------------

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from judges.base import Check, Suite, Verdict
+from judges.contract import LLMRequest
 from replay.batch import Reads
 from replay.state import RunState
 
@@ -97,7 +98,7 @@ class SelfEvoSuite(Suite):
         """Called by the judging engine with the other attempt of this run's pair."""
         return replace(task, partner=partner)
 
-    def llm_requests(self, task: SelfEvoTask, state: RunState) -> list[rubric.LLMRequest]:
+    def llm_requests(self, task: SelfEvoTask, state: RunState) -> list[LLMRequest]:
         """The LLM prompts this run's verdict needs (L3 on a first attempt's created tool)."""
         if state.pair_round == 2:
             return []

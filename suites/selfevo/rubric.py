@@ -12,8 +12,9 @@ import hashlib
 import json
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
+
+from judges.contract import LLMRequest
 
 JUDGE = "selfevo.L3"
 DIMENSIONS = ("error_handling", "input_validation", "documentation", "robustness")
@@ -31,18 +32,6 @@ SYSTEM = (
     '{"error_handling": 0-3, "input_validation": 0-3, "documentation": 0-3, '
     '"robustness": 0-3, "comment": "one or two sentences"}'
 )
-
-
-@dataclass(frozen=True)
-class LLMRequest:
-    """One prompt for an LLM judge. ``key`` identifies the prompt; the model is recorded next to
-    the answer, so the same prompt asked of two models gives two answers under one key."""
-
-    judge: str
-    key: str
-    messages: tuple[Mapping[str, str], ...]
-    response_format: Mapping[str, Any] | None = None
-    label: str = ""
 
 
 _BACKTICKS = re.compile(r"`+")

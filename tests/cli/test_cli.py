@@ -116,7 +116,7 @@ def test_judge_diff_query_runs_show(sdir, runs_file, tmp_path) -> None:
     r = traj("show", "r2", "--store", sdir)
     assert "answer_given" in r.stdout and "outcome: succeeded" in r.stdout
     r = traj("show", "nope", "--store", sdir)
-    assert r.exit_code == 1 and "no such run" in r.output
+    assert r.exit_code == 1 and "no run 'nope' in the store; it has r1, r2, r3" in r.output
 
 
 def test_store_from_environment(tmp_path, runs_file, monkeypatch) -> None:

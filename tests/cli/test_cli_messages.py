@@ -98,7 +98,7 @@ def test_judge_ends_with_the_most_common_reasons(filled) -> None:
     assert r.exit_code == 0
     assert "judged 2 runs (1 pass, 1 fail); left 1 open run unjudged" in r.output
     assert "most common reasons:" in r.output
-    assert re.search(r"^\s+1 fail\s+answer: the answer does not state 20 as one exact value\s+\(e\.g\. traj show r2\)$", r.output, re.M)
+    assert re.search(r"^\s+1 fail\s+answer: the answer does not state 20 as one exact value\s+\(e\.g\. traj show r2 --store \S+\)$", r.output, re.M)
 
 
 def test_runs_has_a_reason_column_and_show_has_every_check(filled) -> None:
@@ -118,13 +118,26 @@ def test_runs_has_a_reason_column_and_show_has_every_check(filled) -> None:
 
 
 def test_an_error_verdict_shows_its_reason_everywhere(tmp_path) -> None:
+    # A run traj cannot judge at all (no such suite) is skipped, not given an error (issue 23,
+    # item 4); a run whose judge raises is judged `error`, with its reason.
     store = str(tmp_path / "store")
-    lines = [line("u1", 0, "run_started", suite="nosuch", task="t"), line("u1", 1, "run_finished", outcome="succeeded")]
+    folder = tmp_path / "raising"
+    folder.mkdir()
+    (folder / "__init__.py").write_text(
+        "import sys\nfrom judges.base import Suite\n\n\nclass Raising(Suite):\n    name = 'raising'\n"
+        "    code_modules = (sys.modules[__name__],)\n\n    def task_ids(self):\n        return ['t']\n\n"
+        "    def get_task(self, task_id, params=None):\n        return task_id\n\n"
+        "    def task_data(self, task):\n        return task\n\n"
+        "    def judge(self, task, state):\n        raise LookupError('no rule for this')\n\n\n"
+        "def load(path=None):\n    return Raising()\n")
+    lines = [line("u1", 0, "run_started", suite="raising", task="t"), line("u1", 1, "run_finished", outcome="succeeded")]
     traj("ingest", "-", "--store", store, input=jsonl(lines))
+    assert traj("suite", "add", "raising", str(folder), "--store", store).exit_code == 0
     r = traj("judge", "--store", store)
-    assert "1 error" in r.output and "unknown suite 'nosuch'" in r.output
-    assert "unknown suite 'nosuch'" in traj("runs", "--store", store).output
-    assert "reason: unknown suite 'nosuch'" in traj("show", "u1", "--store", store).output
+    reason = "judge raised LookupError: no rule for this"
+    assert "1 error" in r.output and reason in r.output, r.output
+    assert reason in traj("runs", "--store", store).output
+    assert f"reason: {reason}" in traj("show", "u1", "--store", store).output
 
 
 # -- 6. plain `traj diff` shows every flip of the last pass -------------------------------------
@@ -345,7 +358,7 @@ def test_json_on_ingest_status_compact_recover(filled) -> None:
     r = traj("ingest", "-", "--json", "--store", filled, input=jsonl(example_run("r9")))
     assert json.loads(r.stdout) | {"version": 0, "commit_id": ""} == {
         "source": "<stdin>", "runs": 1, "events": 5, "new": 5, "present": 0, "new_runs": 1, "version": 0,
-        "commit_id": "", "trusted": None}
+        "commit_id": "", "trusted": None, "created_store": None}
 
 
 # -- reports a person pastes into a review -------------------------------------------------------

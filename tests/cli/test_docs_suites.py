@@ -36,7 +36,8 @@ def steps() -> list[tuple[str, str]]:
 
 def run(line: str, cwd: Path, check: bool = True) -> subprocess.CompletedProcess[str]:
     argv = shlex.split(line)
-    argv = TRAJ + argv[1:] if argv[0] == "traj" else [sys.executable] + argv[1:] if argv[0] == "python" else argv
+    argv = (TRAJ + argv[1:] if argv[0] == "traj" else [sys.executable] + argv[1:] if argv[0] == "python"
+            else [sys.executable, "-m", "pip"] + argv[1:] if argv[0] == "pip" else argv)
     env = {**os.environ, "TRAJ_USER": "newcomer", "PYTHONDONTWRITEBYTECODE": "1"}
     env.pop("TRAJ_STORE", None)
     p = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=300)

@@ -37,8 +37,9 @@ def test_a_dict_value_gives_one_check_per_key_and_keeps_answer_and_explanation()
     assert [s.check.name for s in scored] == ["rubric/accuracy", "rubric/style", "rubric/skip"]
     assert [s.applicable for s in scored] == [True, True, False]
     first = scored[0].check
-    assert first.actual == 1 and first.expected == "Paris"
-    assert "answer 'Paris'" in first.reason and "matches the target" in first.reason
+    # actual is the answer checked; the score value is the reason's rule (issue 23, item 3)
+    assert first.actual == "Paris" and first.expected == "Paris"
+    assert first.reason == "value 1; matches the target"
 
 
 LABELS = [

@@ -9,7 +9,6 @@ goes through the real import path (parse → events → replay → judge) and mu
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 

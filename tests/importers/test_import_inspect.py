@@ -82,7 +82,7 @@ def test_show_json_has_every_mapped_field(imported) -> None:
     assert (p["eval_id"], p["sample_id"], p["epoch"], p["target"], p["uuid"]) == ("E-caps-1", 1, 1, "Paris", "u001" "1e1")
     assert p["input"] == "What is the capital of France?" and p["metadata"] == {"region": "other"}
     assert v["answer"] == "Paris"
-    assert v["actions"] == ["inspect.span_begin", "inspect.info", "model", "lookup", "model", "inspect.span_end"]
+    assert v["actions"] == ["model", "lookup", "model"]  # spans and notes are not steps (issue 23, item 3)
     # usage as the log reports it, the cache-read count as cached tokens
     assert v["tokens"] == {"input": 320, "output": 20, "cached": 100}
     assert v["outcome"] == "succeeded" and v["error"] is None
@@ -99,22 +99,24 @@ def test_events_keep_tool_results_usage_and_other_kinds(imported) -> None:
     events = export(imported, run_id(0, 1))
     kinds = [(e["kind"], e.get("action")) for e in events]
     assert kinds == [
-        ("run_started", None), ("step_taken", "inspect.span_begin"), ("step_taken", "inspect.info"),
-        ("step_taken", "model"), ("step_taken", "lookup"), ("state_changed", None), ("step_taken", "model"),
-        ("state_changed", None), ("step_taken", "inspect.span_end"), ("answer_given", None), ("run_finished", None),
+        ("run_started", None), ("step_taken", "model"), ("step_taken", "lookup"), ("state_changed", None),
+        ("step_taken", "model"), ("state_changed", None), ("answer_given", None), ("run_finished", None),
     ]
-    first_model = events[3]
+    first_model = events[1]
     assert first_model["usage"] == {"input_tokens": 120, "output_tokens": 15, "cached_tokens": 100}
     assert first_model["args"]["tool_calls"] == [{"id": "call-1-1", "function": "lookup", "arguments": {"country": "France"}}]
     assert first_model["timing"] == {"model_ms": 800.0}
-    tool = events[4]
+    # the solver's span frames the steps; the info event rides on the first step
+    assert first_model["spans"] == [{"id": "solver-1-1", "name": "react", "type": "solver"}]
+    (info,) = first_model["extra"]["inspect"]["events"]
+    assert (info["event"], info["source"], info["data"]) == ("info", "harness", {"attempt": 1, "note": "warm cache"})
+    tool = events[2]
     assert tool["args"] == {"country": "France"} and tool["timing"] == {"act_ms": 250.0}
     assert tool["extra"]["inspect"]["result"] == "The capital of France is Paris."
-    store_patch = events[5]["patch"]
+    store_patch = events[3]["patch"]
     assert all(op["path"].startswith("/store/") for op in store_patch)
-    assert all(op["path"].startswith("/state/") for op in events[7]["patch"])
-    assert events[6]["thought"] == "Paris"
-    assert events[2]["args"] == {"source": "harness", "data": {"attempt": 1, "note": "warm cache"}}
+    assert all(op["path"].startswith("/state/") for op in events[5]["patch"])
+    assert events[4]["thought"] == "Paris"
     # every timestamp is the log's own: re-importing cannot move it
     assert events[0]["ts"].startswith("2026-04-05T10:01:00")
 
@@ -137,10 +139,11 @@ def test_errors_and_unmapped_kinds(imported) -> None:
     v = show(imported, run_id(3, 1))  # Chad: the sandbox died
     assert v["outcome"] == "error" and v["error"] == "RuntimeError: sandbox container exited (137)"
     assert v["answer"] is None  # no output, no answer_given
-    assert v["actions"] == ["inspect.span_begin", "inspect.info", "inspect.logger", "inspect.error", "inspect.span_end"]
+    assert v["actions"] == []  # no model or tool call: the notes ride on run_finished
     events = export(imported, run_id(3, 1))
-    logger = next(e for e in events if e.get("action") == "inspect.logger")
-    assert logger["args"]["message"]["message"] == "container restarting"
+    notes = events[-1]["extra"]["inspect"]["events"]
+    assert [n["event"] for n in notes] == ["info", "logger", "error"]
+    assert notes[1]["message"]["message"] == "container restarting"
 
 
 def test_scores_become_an_imported_pass(imported) -> None:
@@ -155,9 +158,10 @@ def test_scores_become_an_imported_pass(imported) -> None:
     peru = rows[run_id(2, 2)]
     checks = {c["name"]: c for c in peru["checks"]}
     assert list(checks) == ["match", "includes", "model_graded_qa", "exact_capital"]
-    assert checks["exact_capital"]["passed"] is False and json.loads(checks["exact_capital"]["actual"]) == "I"
+    # actual is the answer the scorer read, the score letter is the reason's rule (issue 23, item 3)
+    assert checks["exact_capital"]["passed"] is False and json.loads(checks["exact_capital"]["actual"]) == "Lima."
     assert json.loads(checks["match"]["expected"]) == "Lima"
-    assert "answer 'Lima.'" in checks["exact_capital"]["reason"]
+    assert checks["exact_capital"]["reason"] == "I (incorrect); store=0"
     assert peru["score"] == pytest.approx(0.75)
     assert rows[run_id(3, 1)]["reason"] == "RuntimeError: sandbox container exited (137)"
     assert rows[run_id(0, 1)]["judge_version"] == "inspect_ai-0.3.test"
@@ -306,8 +310,8 @@ def test_bad_logs_name_file_and_sample_and_write_nothing_for_that_log(logs, tmp_
     assert r.exit_code == 1
     errors = [line for line in r.output.splitlines() if line.startswith("error:")]
     assert len(errors) == 3
-    assert errors[0].startswith(f"error: {truncated}: cannot read the log: ")
-    assert errors[1].startswith(f"error: {garbage}: cannot read the log: ")
+    assert errors[0].startswith(f"error: {truncated}: not a zip archive (an .eval log is one)")
+    assert errors[1].startswith(f"error: {garbage}:1: not JSON")
     assert errors[2].startswith(f"error: {unknown_kind}: sample ") and "telepathy" in errors[2]
     assert "upgrade it" in errors[2]
     # the good log went in; nothing of the bad ones did

@@ -57,7 +57,7 @@ def test_every_generation_maps_to_the_same_run(tmp_path, generation) -> None:
     assert (v["suite"], v["task"], v["mode"], v["outcome"]) == ("weather-service", "weather-bot", "text", "succeeded")
     model = "openai/gpt-4o-2024-08-06" if generation == "openinference" else "openai/gpt-4o"  # llm.model_name only
     assert v["agent"] == {"name": "weather-bot", "model": model}
-    assert v["actions"] == ["model", "get_weather", "agent:formatter", "model", "model"]
+    assert v["actions"] == ["model", "get_weather", "model", "model"]  # the formatter agent is structure (issue 23.3)
     # the agents' usage totals (999) are not counted again; cache reads are cached tokens
     assert v["tokens"] == {"input": 500, "output": 45, "cached": 100}
     assert v["answer"] == "Beijing is 20°C and cloudy."
@@ -67,10 +67,15 @@ def test_every_generation_maps_to_the_same_run(tmp_path, generation) -> None:
     tool = events[2]
     assert tool["args"] == {"city": "Beijing"} and tool["extra"]["otel"]["result"] == "20°C, cloudy"
     assert tool["timing"] == {"act_ms": 100.0}
-    # nested spans keep their parent, so the tree can be rebuilt
+    # nested spans keep their parent, so the tree can be rebuilt; the formatter agent is
+    # structure: named on the step inside it, its details kept on run_started
     root_id = events[0]["extra"]["otel"]["span_id"]
-    assert [e["extra"]["otel"]["parent_span_id"] for e in events[1:6]] == [root_id, root_id, root_id,
-                                                                           events[3]["extra"]["otel"]["span_id"], root_id]
+    (formatter,) = events[0]["extra"]["otel"]["structure"]
+    assert formatter["name"] == "invoke_agent formatter" and formatter["parent_span_id"] == root_id
+    assert [e["extra"]["otel"]["parent_span_id"] for e in events[1:5]] == [root_id, root_id, formatter["span_id"],
+                                                                           root_id]
+    assert [e.get("spans") for e in events[1:5]] == [
+        None, None, [{"id": formatter["span_id"], "name": "invoke_agent formatter", "type": "invoke_agent"}], None]
     assert events[1]["ts"].startswith("2026-04-05T02:00:00.1")
     assert events[1]["timing"] == {"model_ms": 200.0}
 
@@ -94,7 +99,9 @@ def test_evaluation_results_become_an_imported_pass(tmp_path) -> None:
     row = current_rows(Store(store))[f"otel:{TRACE}"]
     checks = {c["name"]: c for c in row["checks"]}
     assert list(checks) == ["tone", "relevance", "correctness"]  # span order, then event order
-    assert checks["relevance"]["passed"] and json.loads(checks["relevance"]["actual"]) == {"score": 0.9, "label": "pass"}
+    # actual is the answer evaluated; the score and label are the reason's rule (issue 23, item 3)
+    assert checks["relevance"]["passed"] and json.loads(checks["relevance"]["actual"]) == "Beijing is 20°C and cloudy."
+    assert checks["relevance"]["reason"] == "label 'pass'; stays on the question"
     assert not checks["tone"]["passed"] and checks["tone"]["reason"] == "label 'fail'; too terse"
     assert row["outcome"] == "fail" and row["score"] == pytest.approx((0.9 + 1.0 + 0.0) / 3)
     # evaluation events are not steps
@@ -107,12 +114,12 @@ def test_spans_over_lines_root_last_and_open_traces(tmp_path) -> None:
     # the exporter flushed the first four spans; the root has not arrived
     (tmp_path / "part.jsonl").write_text(jsonl(spans[:4]))
     r = traj("import", "otel", tmp_path / "part.jsonl", "--store", store)
-    assert r.exit_code == 0 and "1 open trace (no root span yet)" in r.output
+    assert r.exit_code == 0 and "1 trace pending (no root span yet)" in r.output
     assert current_rows(Store(store)) == {}
     (tmp_path / "all.jsonl").write_text(jsonl(spans[:4]) + jsonl(spans[4:], per_line=2))
     r = traj("import", "otel", tmp_path / "all.jsonl", "--store", store)
     assert r.exit_code == 0, r.output
-    assert show(store, f"otel:{TRACE}")["actions"] == ["model", "get_weather", "agent:formatter", "model", "model"]
+    assert show(store, f"otel:{TRACE}")["actions"] == ["model", "get_weather", "model", "model"]  # the formatter agent is structure (issue 23.3)
     r = traj("import", "otel", tmp_path / "all.jsonl", "--store", store, "--json")
     out = json.loads(r.output)
     assert out["sources"][0]["new_events"] == 0 and out["pass_id"] is None and len(passes(Store(store))) == 1
@@ -148,7 +155,9 @@ def test_one_model_call_trace_and_base64_ids(tmp_path) -> None:
 
 BAD = [
     ("not json", "{nope", "t.jsonl:1: not JSON"),
-    ("no resourceSpans", '{"x": 1}\n[1]', "t.jsonl:2: $: expected an OTLP/JSON object"),
+    # a document without resourceSpans is not an empty trace file (issue 23, item 2)
+    ("no resourceSpans", '{"x": 1}\n[1]', "t.jsonl:1: a JSON object with keys x, not OTLP/JSON traces"),
+    ("not an object", '{"resourceSpans": []}\n[1]', "t.jsonl:2: a JSON array of a JSON int, not OTLP/JSON traces"),
     ("bad trace id", json.dumps(document([{**agent_trace(TRACE)[0], "traceId": "xyz"}])),
      "t.jsonl:1: $.resourceSpans[0].scopeSpans[0].spans[0].traceId: expected a 32-digit hex id, got 'xyz'"),
     ("bad time", json.dumps(document([{**agent_trace(TRACE)[0], "startTimeUnixNano": "soon"}])),

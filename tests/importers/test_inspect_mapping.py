@@ -66,15 +66,19 @@ def test_every_kind_the_reader_knows_is_kept() -> None:
     sample = build_sample(SAMPLES[0], 1, minute=1)
     sample.events = sample.events[:3] + OTHER_KINDS + sample.events[3:]
     mapped = map_sample(INFO, sample)
-    actions = [e.get("action") for e in mapped.events if e["kind"] == "step_taken"]
-    assert actions[2:10] == ["inspect.compaction", "inspect.sample_limit", "inspect.step", "inspect.sandbox",
-                             "inspect.input", "inspect.approval", "inspect.subtask", "search"]
-    nested = next(e for e in mapped.events if e.get("action") == "search")
+    # Steps are the model and tool calls (the subtask's nested tool call among them); every
+    # other kind is kept, in order, on the next step's extra.inspect.events (issue 23, item 3).
+    steps = [e for e in mapped.events if e["kind"] == "step_taken"]
+    assert [e["action"] for e in steps] == ["search", "model", "lookup", "model"]
+    nested = steps[0]
     assert nested["extra"]["inspect"]["parent_event"] == OTHER_KINDS[-1].uuid
-    sandbox = next(e for e in mapped.events if e.get("action") == "inspect.sandbox")
-    assert sandbox["args"] == {"action": "exec", "cmd": "ls /", "result": 0, "output": "bin\netc"}
-    subtask = next(e for e in mapped.events if e.get("action") == "inspect.subtask")
-    assert "events" not in subtask["args"]  # the nested events are steps of their own
+    notes = nested["extra"]["inspect"]["events"]
+    assert [n["event"] for n in notes] == ["info", "compaction", "sample_limit", "step", "sandbox", "input",
+                                           "approval", "subtask"]
+    sandbox = notes[4]
+    assert {k: sandbox[k] for k in ("action", "cmd", "result", "output")} == {
+        "action": "exec", "cmd": "ls /", "result": 0, "output": "bin\netc"}
+    assert "events" not in notes[7]  # the subtask's nested events are mapped on their own
     # everything replays
     state = replayed(mapped.events)
     assert state.outcome == "succeeded" and state.answer == "Paris"

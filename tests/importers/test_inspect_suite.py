@@ -119,9 +119,11 @@ def test_a_fixed_scorer_flips_exactly_the_runs_it_should(project) -> None:
     assert (flip["from"], flip["to"]) == ("fail", "pass")
     (check,) = flip["checks"]
     assert check["name"] == "exact_capital"
-    assert (check["before"]["actual"], check["after"]["actual"]) == ("I", "C")
+    # actual is the answer each version of the scorer read; the letter is the reason's rule
+    assert (check["before"]["actual"], check["after"]["actual"]) == ("Lima.", "Lima")
+    assert check["before"]["reason"].startswith("I (incorrect)") and check["after"]["reason"].startswith("C (correct)")
     text = traj("diff", "--store", "store").output
-    assert "check exact_capital: failed → passed" in text and "answer 'Lima'" in text
+    assert "check exact_capital: failed → passed" in text and "Lima" in text
     # the fixed scorer's code is a new judge version (code part; the task part hashes the target)
     _, first, second = passes(Store("store"))
     code = [{r["judge_version"].split(".")[0] for r in pass_rows(Store("store"), p["pass_id"])} for p in (first, second)]

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from core.test_selfevo_parity import CODE, _steps
 from selfevo_helpers import good_steps, reuse_steps, traj
 from typer.testing import CliRunner
 
@@ -280,15 +281,13 @@ def test_suites_without_bind_partner_are_judged_as_before(store) -> None:
     assert seen == ["task-01", "task-01"]
 
 
-def test_import_cli_accepts_a_tool_listed_without_its_step(tmp_path, sdir):
-    """A trajectory whose created_tools lists a tool no step created imports and judges (the
-    parity of its score is tests/core/test_selfevo_parity.py's; this is the CLI path, which needs
-    the store, so it lives here and not in the fast lane)."""
-    code = "def fetch(url):\n    return url\n"
-    first = traj("task-01", [s for s in good_steps("task-01", code) if s["action"] != "create_tool"])
-    first["created_tools"] = [{"name": "fetch_youtube_transcript", "code": code}]
-    f = write(tmp_path / "t.jsonl", [first])
-    r = cli("import", "selfevo", str(f), "--store", sdir)
+def test_import_cli_accepts_a_tool_listed_without_its_step(tmp_path):
+    first = traj("task-01", _steps(create=False))
+    first["created_tools"] = [{"name": "fetch_youtube_transcript", "code": CODE}]
+    f = tmp_path / "t.jsonl"
+    f.write_text(json.dumps(first, ensure_ascii=False) + "\n", encoding="utf-8")
+    store = tmp_path / "store"
+    r = CliRunner().invoke(app, ["import", "selfevo", str(f), "--store", str(store)])
     assert r.exit_code == 0, r.output
-    r = cli("judge", "--store", sdir)
+    r = CliRunner().invoke(app, ["judge", "--store", str(store)])
     assert r.exit_code == 0, r.output

@@ -133,11 +133,13 @@ def test_a_judge_that_raises_gives_an_error_verdict_and_the_pass_goes_on(filled:
     assert by_run["good"]["outcome"] == "pass" and by_run["sheet"]["outcome"] == "pass"
 
 
-def test_unknown_suite_or_task_is_an_error_verdict(store: Store) -> None:
+def test_unknown_suite_or_task_is_left_unjudged(store: Store) -> None:
+    # Issue 23, item 4: a run traj cannot resolve keeps its verdict; the pass says which.
     lines = example_run("t1", task="no_such_task")
     ingest_bytes(store, jsonl(lines), "a")
-    [row] = judge_runs(store, SuiteResolver(store)).rows
-    assert row["outcome"] == "error" and "no_such_task" in row["reason"]
+    result = judge_runs(store, SuiteResolver(store))
+    assert result.rows == [] and result.unresolved == [
+        {"run_id": "t1", "suite": "example", "task": "no_such_task", "unknown": "task"}]
 
 
 def test_filters_and_where(filled: Store) -> None:

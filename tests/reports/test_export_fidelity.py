@@ -37,7 +37,7 @@ def test_explicit_zeros_and_defaults_stay_and_absent_fields_stay_absent(store: S
     start, step, empty, screen, _ = back
     assert start["mode"] == "grounded" and start["goal"] == ""
     assert step["usage"] == {"input_tokens": 7, "cached_tokens": 0}
-    assert step["timing"] == {"model_ms": 0.0, "act_ms": 12.5}
+    assert step["timing"] == {"model_ms": 0, "act_ms": 12.5}  # an integer stays an integer
     assert empty["usage"] == {} and screen["text"] == ""
     assert "params" not in start and "thought" not in step
     # Read back, a figure left out is 0, as is one given as 0.

@@ -21,7 +21,8 @@ import pytest
 
 from helpers import line
 from trajectory.ingest.files import ingest_bytes
-from trajectory.judging import SuiteResolver, judge_runs, register_suite
+from trajectory.judging import SuiteResolver, judge_runs
+from trajectory.judging.resolve import add_suite
 from trajectory.query.sql import Views
 from trajectory.store.delta import Store
 
@@ -79,7 +80,7 @@ def world(tmp_path_factory) -> dict[str, Path]:
     (folder / "__init__.py").write_text(SLOW_SUITE)
     store = Store(root / "store")
     ingest_bytes(store, slow_runs(4200, "s", "b"), "slow")
-    register_suite(store, "slow", folder)
+    add_suite(store, "slow", folder)  # registered and trusted, as traj suite add does
     judge_runs(store, SuiteResolver(store))
     (root / "small.jsonl").write_bytes(slow_runs(300, "m", "small"))
     (root / "big.jsonl").write_bytes(slow_runs(30_000, "g", "big", screens=2))

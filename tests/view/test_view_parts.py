@@ -203,7 +203,7 @@ def test_static_copy_has_every_page_with_relative_links(demo, tmp_path):
     assert 'href="/' not in run and "/api/" not in run
     diff = (out / "diff.html").read_text()
     assert f'href="run-{FLIP_RUN}.html#at=5"' in diff
-    assert (out / "query-1.csv").read_text().startswith("suite,task,runs,pass_rate\n")
+    assert (out / "query-1.csv").read_text().startswith("suite,task,runs,pass_rate,pass,fail,counted_apart\n")
     for page in out.glob("*.html"):
         for href in re.findall(r'href="([^"#]+)', page.read_text()):
             assert (out / urllib.request.url2pathname(href)).exists(), (page.name, href)

@@ -24,6 +24,7 @@ from trajectory.redact import redact_argv, redact_text
 from trajectory.store.delta import Store, default_store_path
 from trajectory.runtime.diskfault import disk_fault
 from trajectory.termsafe import json_safe
+from trajectory.text import HINT_OPTIONS
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -130,18 +131,41 @@ def storage_options() -> dict[str, str] | None:
 
 
 
-def open_store(path: str | None, *, create: bool = False) -> Store:
+#: For a command that may create its store: ``{"created": path or None}`` (see open_store).
+CREATING: ContextVar[dict[str, Any] | None] = ContextVar("creating", default=None)
+
+
+def open_store(path: str | None, *, create: bool = False, json_: bool = False) -> Store:
     """The store at ``path`` (else $TRAJ_STORE, else ./traj-store), with this invocation's
     --storage-option values.
 
     Only commands that write events (``create=True``: ingest, import, demo) may start a new
     store; for every other command a missing store is an error, never an empty answer (a
     mistyped --store must not look like a store with nothing in it).
+
+    A command that creates the store says so the moment it does, on a line of its own
+    (``created a new store at PATH``; on stderr with ``--json``, whose objects carry
+    ``"created_store"``: the path, else null; see :func:`echo_json`).
     """
+    set_hints(path)
     store = Store(path or default_store_path(), storage_options=storage_options())
-    if not create and not store.exists:
+    if create:
+        state: dict[str, Any] = {"created": None}
+        CREATING.set(state)
+
+        def created() -> None:
+            state["created"] = str(store.loc)
+            typer.echo(f"created a new store at {store.loc}", err=json_)
+
+        store.on_create = created
+    elif not store.exists:
         raise NotFound(NO_STORE.format(path=path or default_store_path()))
     return store
+
+
+def set_hints(path: str | None) -> None:
+    """Make every hint this command prints carry its --store and --storage-option names."""
+    HINT_OPTIONS.set((path, tuple(storage_options() or {})))
 
 
 def handle_errors(fn: F) -> F:
@@ -154,6 +178,8 @@ def handle_errors(fn: F) -> F:
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         with interrupts.ledger() as committed:
+            hints = HINT_OPTIONS.set((None, ()))  # each command's hints carry its own --store
+            creating = CREATING.set(None)
             try:
                 result = fn(*args, **kwargs)
             except BaseException as exc:  # noqa: BLE001 - each kind is answered or re-raised
@@ -178,6 +204,9 @@ def handle_errors(fn: F) -> F:
                     raise
                 typer.echo(redact_text(f"error: {line}"), err=True)
                 raise typer.Exit(1) from None
+            finally:
+                HINT_OPTIONS.reset(hints)
+                CREATING.reset(creating)
             interrupts.remember(committed)
             if interrupts.signalled():
                 # The Ctrl-C was swallowed on the way and the command ran to its end: say so.
@@ -189,6 +218,11 @@ def handle_errors(fn: F) -> F:
 
 
 def echo_json(value: Any) -> None:
+    """One JSON value on one line; an object printed by a command that may create its store
+    says whether it did: ``"created_store"``, the store's path or null."""
+    state = CREATING.get()
+    if state is not None and isinstance(value, dict):
+        value = {**value, "created_store": state["created"]}
     typer.echo(json_safe(json.dumps(value, ensure_ascii=False, default=json_default, indent=None)))
 
 

@@ -18,7 +18,15 @@ def demo(
     json_: JsonOpt = False,
 ) -> None:
     """Record sample runs, judge them with a broken rule and with the bundled suites, diff, query."""
-    done = run_demo(open_store(store, create=True), suite, out=(lambda *_: None) if json_ else typer.echo)
+    import suites as suite_pkg
+    from trajectory.errors import NotFound
+    from trajectory.query.names import near_line
+
+    bundled = suite_pkg.builtin_names()
+    unknown = [n for n in suite or [] if n not in bundled]
+    if unknown:  # a typo is a line with the near names, not a traceback nor an empty demo
+        raise NotFound(near_line("bundled suite", unknown, bundled, option="--suite", where="traj"))
+    done = run_demo(open_store(store, create=True, json_=json_), suite, out=(lambda *_: None) if json_ else typer.echo)
     if json_:
         echo_json(done)
 

@@ -48,7 +48,7 @@ def inspect_(
     store: StoreOpt = None,
 ) -> None:
     """Import Inspect AI eval logs; their scores become an `imported` pass (needs traj[inspect])."""
-    s = open_store(store, create=True)
+    s = open_store(store, create=True, json_=json_)
     with progress("importing", enabled=show_progress(json_), unit="logs") as update:
         report = import_inspect(s, logs, command=command_line(), progress=files_progress(update))
     echo_report(report, json_)

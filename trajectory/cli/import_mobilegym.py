@@ -20,7 +20,8 @@ import typer
 from replay import replay
 from suites.gui import mobilegym as mg
 from trajectory import events as ev
-from trajectory.errors import SchemaError
+from trajectory.errors import LimitError, SchemaError
+from trajectory.importers import bounded
 from trajectory.ingest.plain import IngestReport, ingest_events, parse
 from trajectory.judging import PassResult, SuiteResolver, new_pass_id, passes, verdict_row, write_pass
 from trajectory.store.delta import Store, now_utc
@@ -33,27 +34,29 @@ MAX_ERRORS = 20
 
 
 def _read_json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_bytes())
-    except OSError as exc:
-        raise SchemaError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    except ValueError as exc:
-        raise SchemaError(f"{path}: not JSON: {exc}") from None
+    """A JSON file of the run folder, read within the importers' limits (bounded.py)."""
+    return bounded.load_json(bounded.read_file(path), str(path))
 
 
 def read_episodes(path: Path) -> list[mg.Episode]:
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise SchemaError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    data = bounded.read_file(path)
     out, problems = [], []
     for n, raw in enumerate(data.split(b"\n"), start=1):
         if not raw.strip():
             continue
+        if len(out) + len(problems) >= bounded.DEFAULT.max_items:
+            raise LimitError(f"{path}:{n}: more than {bounded.DEFAULT.max_items} episodes, over the limit")
         try:
-            out.append(mg.parse_episode(json.loads(raw), str(path), n))
-        except ValueError as exc:  # not JSON, or mg.FormatError
-            problems.append(str(exc) if isinstance(exc, mg.FormatError) else f"{path}:{n}: not JSON: {exc}")
+            value = bounded.load_json(raw, str(path), n)
+        except LimitError:
+            raise
+        except SchemaError as exc:  # not JSON, or a key given twice
+            problems.append(str(exc))
+            continue
+        try:
+            out.append(mg.parse_episode(value, str(path), n))
+        except ValueError as exc:  # mg.FormatError
+            problems.append(str(exc))
     if problems:
         more = f"\n... and {len(problems) - MAX_ERRORS} more" if len(problems) > MAX_ERRORS else ""
         raise SchemaError("\n".join(problems[:MAX_ERRORS]) + more)
@@ -64,7 +67,7 @@ def read_steps(folder: Path, episode: mg.Episode) -> tuple[list[dict[str, Any]],
     """An episode's recorded steps and their folder (relative to the run folder); none if absent."""
     for name in mg.trajectory_dir_names(episode.task_id, episode.trial):
         path = folder / "trajectory" / name / "trajectory.json"
-        if path.exists():
+        if path.exists() or path.is_symlink():
             steps = _read_json(path)
             if isinstance(steps, dict):
                 steps = steps.get("steps")
@@ -157,7 +160,7 @@ def mobilegym(
     store: StoreOpt = None,
 ) -> None:
     """Import a MobileGym run folder; its recorded verdicts become an `imported` pass."""
-    s = open_store(store, create=True)
+    s = open_store(store, create=True, json_=json_)
     with progress(f"importing {run_dir}", enabled=show_progress(json_), unit="episodes") as update:
         report, result, earlier = import_mobilegym(s, run_dir, batch=batch, command=command_line(), progress=update)
     counts = dict(result.counts) if result else {}

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as _dt
-import json
 import re
 import sys
 from collections.abc import Callable
@@ -29,7 +28,8 @@ import msgspec
 import typer
 
 from suites.selfevo.trajectories import Trajectory, imported_otherwise_before, parse_trajectory, to_events
-from trajectory.errors import ConflictError, SchemaError
+from trajectory.errors import ConflictError, LimitError, SchemaError
+from trajectory.importers import bounded
 from trajectory.events import Event, RunFinished
 from trajectory.ingest.plain import IngestReport, ingest_events, parsed_from_events, stored_event
 from trajectory.store.delta import Store
@@ -62,14 +62,18 @@ def parse_lines(
         if not raw.strip():
             continue
         where = f"{source}:{n}"
+        if len(out) + len(problems) >= bounded.DEFAULT.max_items:
+            raise LimitError(f"{where}: more than {bounded.DEFAULT.max_items} trajectories, over the limit")
         try:
-            obj = json.loads(raw)
-        except (ValueError, UnicodeDecodeError) as exc:
-            problems.append(f"{where}: not JSON: {exc}")
+            obj = bounded.load_json(raw, source, n)  # ingest's depth limit; a key given twice is refused
+        except SchemaError as exc:
+            problems.append(str(exc))
             continue
-        except RecursionError:
-            problems.append(f"{where}: not JSON this program reads: nested too deeply")
-            continue
+        if isinstance(obj, dict) and "task_id" not in obj and not out and not problems:
+            found = bounded.format_of(obj)
+            if not found.startswith(("a JSON object with keys", "an empty JSON object")):
+                raise SchemaError(f"{where}: {found}, not self-evolution trajectories (one JSON object with "
+                                  "task_id, steps, final_answer ... per line)")
         try:
             traj = parse_trajectory(obj, where)
         except SchemaError as exc:
@@ -174,14 +178,10 @@ def selfevo(
 ) -> None:
     """Import self-evolution trajectories; is_variant:true lines are second attempts."""
     if file == "-":
-        data, source = sys.stdin.buffer.read(), "<stdin>"
+        data, source = bounded.read_stream(sys.stdin.buffer, "<stdin>"), "<stdin>"
     else:
-        try:
-            data = Path(file).read_bytes()
-        except OSError as exc:
-            raise SchemaError(f"{file}: cannot read: {exc.strerror or exc}") from None
-        source = file
-    s = open_store(store, create=True)
+        data, source = bounded.read_file(file), file  # a regular file within the importers' limits
+    s = open_store(store, create=True, json_=json_)
     with progress(f"importing {source}", enabled=show_progress(json_), unit="lines") as update:
         report = import_selfevo(
             s, data, source, batch=batch or default_batch(file), start=_parse_at(at), model=model, progress=update

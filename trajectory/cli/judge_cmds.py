@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import dataclasses
+import shlex
 from typing import Annotated, Any
 
 import typer
@@ -16,10 +16,10 @@ from trajectory.judging import (
     render_diff,
 )
 from trajectory.judging.diff import shown_split
-from trajectory.judging.passes import PassResult
+from trajectory.judging.passes import PassResult, shown_pool
 from trajectory.errors import QueryError
-from trajectory.query.sql import SPLITS, format_table, record_holdout_view
-from trajectory.text import plural
+from trajectory.query.sql import SPLITS, format_table
+from trajectory.text import hint, plural
 from trajectory.termsafe import term_safe
 
 from trajectory.cli.common import (
@@ -48,23 +48,26 @@ def judge_json(result: PassResult, flips: Any = None) -> dict[str, Any]:
         "top_reasons": result.top_reasons(),
         "verdicts": [verdict_json(r) for r in result.rows],
     }
+    out["unjudged"] = {"runs": len(result.unresolved), "groups": result.unresolved_groups()}
     if flips is not None:
         out["flips"] = flips.to_json()
     return out
 
 
-def shown_pool(store: Any, result: PassResult, split: str) -> tuple[PassResult, int]:
-    """The pass as it may be shown: without ``--split holdout`` the holdout runs' verdicts
-    (and the counts, reasons and flips they would feed) are left out; with it, they are shown
-    and the look is recorded. The pass itself is written whole either way."""
-    holdout = [r for r in result.rows if r.get("split") == "holdout"]
-    if not holdout:
-        return result, 0
-    if split == "holdout":
-        record_holdout_view(store, "judge", {"runs": len(holdout), "pass": result.pass_id})
-        return result, 0
-    shown = [r for r in result.rows if r.get("split") != "holdout"]
-    return dataclasses.replace(result, rows=shown), len(holdout)
+def task_sample(resolver: SuiteResolver) -> Any:
+    """``known(suite)``: a few of the suite's task ids, for the line about an unknown task."""
+
+    def known(name: str | None) -> str | None:
+        suite = resolver.get(name)
+        try:
+            ids = sorted(suite.task_ids()) if suite is not None else []
+        except Exception:  # noqa: BLE001 - a suite that cannot list its tasks: just say nothing
+            return None
+        if not ids:
+            return None
+        return ", ".join(ids[:5]) + (f" and {len(ids) - 5} more" if len(ids) > 5 else "")
+
+    return known
 
 
 def reason_lines(result: PassResult) -> list[str]:
@@ -74,7 +77,7 @@ def reason_lines(result: PassResult) -> list[str]:
         return []
     lines = ["most common reasons:"]
     for t in top:
-        lines.append(f"  {t['count']:>4} {t['outcome']:<5}  {t['reason']}  (e.g. traj show {t['example_run']})")
+        lines.append(f"  {t['count']:>4} {t['outcome']:<5}  {t['reason']}  (e.g. {hint('traj show ' + shlex.quote(t['example_run']))})")
     return lines
 
 
@@ -82,7 +85,8 @@ def reason_lines(result: PassResult) -> list[str]:
 def judge(
     suite: Annotated[str | None, typer.Option(help="Only runs of this suite.", metavar="SUITE")] = None,
     run: Annotated[list[str] | None, typer.Option("--run", help="Only this run.", metavar="RUN")] = None,
-    where: Annotated[str | None, typer.Option(help="SQL condition on the runs view.", metavar="SQL")] = None,
+    where: Annotated[str | None, typer.Option(help="SQL condition on the runs view of the --split pool (holdout: the look is recorded).",
+                                                 metavar="SQL")] = None,
     batch: Annotated[str | None, typer.Option(help="Only runs of this batch.", metavar="BATCH")] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Judge and show the diff; write nothing.")] = False,
     all_: Annotated[
@@ -155,7 +159,8 @@ def judge(
         if dry_run:
             raise LLMError("--llm records the model's answers; it cannot be combined with --dry-run")
         config = resolve_config(llm_base_url, llm_key, llm_model, **limits)
-        report = ask_and_record(s, resolver, config, suite=suite, run_ids=run, where=where, batch=batch)
+        report = ask_and_record(s, resolver, config, suite=suite, run_ids=run, where=where, batch=batch,
+                                where_split=split)
         typer.echo(report.line(), err=json_)
     with engine_cluster(engine, ray_address) as cluster, progress(
         "judging", enabled=show_progress(json_), unit="runs"
@@ -171,6 +176,7 @@ def judge(
             suite=suite,
             run_ids=run,
             where=where,
+            where_split=split,
             batch=batch,
             dry_run=dry_run,
             command=command_line(),
@@ -182,16 +188,37 @@ def judge(
         )
     result, hidden = shown_pool(s, result, split)
     flips = dry_run_diff(s, result) if dry_run else None
+    # Nothing it was asked to judge could be judged: exit 1 (it judged something: 0).
+    failed = bool(result.unresolved) and not result.rows and not hidden
     if json_:
-        echo_json({**judge_json(result, flips), "holdout_hidden": hidden})
+        echo_json({**judge_json(result, flips), "holdout_hidden": hidden,
+                   "untrusted": [{"suite": n, "line": line} for n, line in result.untrusted.items()]})
+        untrusted_exit(result)
+        if failed:
+            raise typer.Exit(1)
         return
     typer.echo(result.summary())
     if hidden:
         typer.echo(f"(and {plural(hidden, 'holdout run')}: verdicts shown with --split holdout, and the look is recorded)")
+    for line in result.unresolved_lines(task_sample(resolver)):
+        typer.echo(term_safe(line), err=failed)  # names from the store: shown, not obeyed
     for line in reason_lines(result):
         typer.echo(term_safe(line))  # stored reasons: control sequences shown, not obeyed
     if flips is not None:
         typer.echo(term_safe(render_diff(flips)))
+    untrusted_exit(result)
+    if failed:
+        raise typer.Exit(1)
+
+
+def untrusted_exit(result: PassResult) -> None:
+    """Name each untrusted suite whose runs were left unjudged, and how to trust it; exit 1."""
+    if not result.untrusted:
+        return
+    for line in result.untrusted.values():
+        typer.echo(term_safe(f"not judged: {line}"), err=True)
+    typer.echo(f"{plural(result.untrusted_runs, 'run')} of untrusted suites left unjudged", err=True)
+    raise typer.Exit(1)
 
 
 @handle_errors
@@ -230,6 +257,8 @@ def passes_cmd(json_: JsonOpt = False, store: StoreOpt = None) -> None:
     if json_:
         for r in rows:
             echo_json({c: r[c] for c in cols + ["finished_at", "note"]})
+        if not rows:
+            typer.echo("(0 passes)", err=True)
         return
     typer.echo(format_table(table).rsplit("\n", 1)[0])
     typer.echo(f"({plural(len(rows), 'pass', 'passes')})")

@@ -96,6 +96,13 @@ def main() -> None:
     from trajectory.runtime import interrupts
 
     interrupts.install()
+    if "query" in sys.argv[1:2]:
+        # The query runs in a worker forked from a server that imports DuckDB and Arrow: started
+        # now, it imports them while this process loads the CLI.
+        with interrupts.deferred():
+            from trajectory.query.worker import warm
+
+            warm()
     code: Any = 0
     try:
         try:

@@ -19,6 +19,7 @@ from trajectory.ingest.plain import DEFAULT_LIMITS, Limits
 from trajectory.ingest.files import ingest_files
 from trajectory.judging import SuiteResolver
 from trajectory.query.sql import format_table
+from trajectory.query.rates import rate_line
 from trajectory.query.limits import MAX_ROWS, MEMORY, TIMEOUT, QueryLimits, human_size
 from trajectory.ingest.recorder import recover
 from trajectory.reports.show import list_runs, run_query, show_json, status as store_status, timeline
@@ -26,11 +27,11 @@ from trajectory.store.delta import default_store_path
 from trajectory.store.delta import migrate as migrate_store
 from trajectory.redact import redact_text
 from trajectory.termsafe import term_safe
-from trajectory.text import plural
+from trajectory.text import hint, plural
 
 from trajectory.cli.common import (
     EngineOpt, JsonOpt, RayAddressOpt, StoreOpt, command, echo_json, engine_cluster, handle_errors, open_store,
-    progress, show_progress, storage_options, sub_app,
+    progress, set_hints, show_progress, storage_options, sub_app,
 )
 
 SplitOpt = Annotated[
@@ -71,7 +72,7 @@ def ingest(
     json_: JsonOpt = False,
 ) -> None:
     """Append events; each file is one batch, written entirely or not at all."""
-    s = open_store(store, create=True)
+    s = open_store(store, create=True, json_=json_)
     limits = Limits(max_line_bytes, max_depth, max_events_per_run)
     total = [0, 0, 0, 0]
     files = expand_inputs(files)
@@ -184,9 +185,16 @@ def query(
     store: StoreOpt = None,
 ) -> None:
     """Answer SQL over the store, read-only and sandboxed, within time, row and memory limits."""
+    from trajectory.query.worker import warm
+
+    warm()  # the worker's process starts importing while the store is opened
     limits = QueryLimits.checked(timeout, max_rows, max_memory)
     table = run_query(open_store(store), sql, split=split, version=version, limits=limits)
     format = "jsonl" if json_ else format
+    if format == "jsonl" and table.num_rows == 0:
+        # JSON Lines of no rows is no lines: say so where it does not mix with the rows.
+        typer.echo("(0 rows)", err=True)
+        return
     text = format_table(table, format)
     typer.echo(term_safe(text) if format == "csv" and sys.stdout.isatty() else text)
 
@@ -226,10 +234,12 @@ def runs(
 ) -> None:
     """List runs, the latest first, with their current verdicts and why."""
     n = (None if json_ else RUNS_PAGE) if limit is None else (limit or None)
-    table, total = list_runs(open_store(store), suite=suite, batch=batch, split=split, limit=n)
+    table, total, outcomes = list_runs(open_store(store), suite=suite, batch=batch, split=split, limit=n)
     if json_:
         for row in table.to_pylist():
             echo_json(row)
+        if not table.num_rows:
+            typer.echo("(0 runs)", err=True)
         return
     typer.echo(format_table(_runs_table(table.to_pylist())).rsplit("\n", 1)[0])
     more = total - table.num_rows
@@ -237,6 +247,13 @@ def runs(
         typer.echo(f"({table.num_rows} of {plural(total, 'run')}; {more} more; use --limit {total} to see all)")
     else:
         typer.echo(f"({plural(total, 'run')})")
+    judged = {o: n for o, n in outcomes.items() if o is not None}
+    if judged:
+        # The one pass rate (trajectory/rates.py), over all the runs listed, not only this page.
+        line = f"current verdicts: {rate_line(judged)}"
+        if outcomes.get(None):
+            line += f"; {outcomes[None]} not judged"
+        typer.echo(line)
 
 
 @handle_errors
@@ -274,13 +291,18 @@ def recover_(json_: JsonOpt = False, store: StoreOpt = None) -> None:
     """Seal the journals of recorders that died; live recorders are left alone."""
     results = recover(open_store(store))
     if json_:
+        # One object, also when there is nothing to recover: every --json prints JSON.
+        rows = []
         for path, report in results:
             row: dict[str, Any] = {"journal": path.name, "sealed": report is not None}
             if report is not None:
                 row |= {"new": report.new, "present": report.present, "rejected": report.rejected,
                         "kept_at": str(report.kept_at) if report.kept_at is not None else None}
-            echo_json(row)
-        if any(r is not None and r.rejected is not None for _, r in results):
+            rows.append(row)
+        bad = sum(1 for _, r in results if r is not None and r.rejected is not None)
+        echo_json({"journals": rows, "sealed": sum(1 for _, r in results if r is not None) - bad,
+                   "left_alone": sum(1 for _, r in results if r is None), "rejected": bad})
+        if bad:
             raise typer.Exit(1)
         return
     if not results:
@@ -291,6 +313,9 @@ def recover_(json_: JsonOpt = False, store: StoreOpt = None) -> None:
             typer.echo(f"{path.name}: writer still alive, left alone")
         elif report.rejected is not None:
             rejected += 1
+            if report.kept_at is None:  # not a journal at all (a FIFO, a link): never read
+                typer.echo(f"{path.name}: not sealed: {report.rejected}", err=True)
+                continue
             typer.echo(
                 f"{path.name}: not sealed whole: {report.rejected}; {plural(report.new, 'new event')} sealed; "
                 f"the journal is kept at {report.kept_at}",
@@ -305,6 +330,7 @@ def recover_(json_: JsonOpt = False, store: StoreOpt = None) -> None:
 @handle_errors
 def migrate(json_: JsonOpt = False, store: StoreOpt = None) -> None:
     """Record or upgrade the store's format explicitly (never done silently)."""
+    set_hints(store)
     done = migrate_store(store or default_store_path(), storage_options())
     if json_:
         echo_json({"result": done})
@@ -323,7 +349,7 @@ def status(json_: JsonOpt = False, store: StoreOpt = None) -> None:
     for name, t in st["tables"].items():
         typer.echo(f"  {name}: version {t['version']}, {plural(t['files'], 'file')}")
     if st["journals"]:
-        typer.echo(f"  journals: {st['journals']} open (live recorders or dead ones: `traj recover`)")
+        typer.echo(f"  journals: {st['journals']} open (live recorders or dead ones: `{hint('traj recover')}`)")
 
 
 def register(app: typer.Typer) -> None:

@@ -11,6 +11,7 @@ copies of the suites.
 from __future__ import annotations
 
 import dataclasses
+import shlex
 import shutil
 import tempfile
 from collections.abc import Callable, Sequence
@@ -25,8 +26,11 @@ from trajectory.runtime import interrupts
 from trajectory.reports.export import export_events
 from trajectory.ingest.files import ingest_bytes
 from trajectory.judging import SuiteResolver, compare, judge_runs, pass_rows, render_diff
+from trajectory.judging.diff import shown_split
+from trajectory.judging.passes import shown_pool
 from trajectory.query.sql import Views, format_table, sql_str
 from trajectory.store.delta import Store
+from trajectory.text import hint, plural
 from trajectory.demo import broken, samples
 
 Out = Callable[[str], Any]
@@ -34,9 +38,9 @@ Out = Callable[[str], Any]
 QUERIES = [
     (
         "pass rate by suite and task",
-        "SELECT suite, task, count(*) AS runs, "
-        "round(avg(CASE WHEN outcome = 'pass' THEN 1.0 ELSE 0.0 END), 2) AS pass_rate "
-        "FROM verdicts GROUP BY suite, task ORDER BY suite, task",
+        # pass_rates: the one definition, pass / (pass + fail), the other outcomes counted apart.
+        "SELECT suite, task, verdicts AS runs, round(pass_rate, 2) AS pass_rate, pass, fail, "
+        "verdicts - rated AS counted_apart FROM pass_rates WHERE level = 'task' ORDER BY suite, task",
     ),
     (
         "where the time went, by batch",
@@ -135,28 +139,35 @@ def run_demo(store: Store, names: Sequence[str] | None = None, out: Out = print)
             store, SuiteResolver(store, overrides=copies), where=where,
             command="traj demo (broken rules)", note="copies of the suites with the demo's broken rules",
         )
-    out(before.summary())
+    # Shown as `traj judge` shows a pass: the tune pool's verdicts, the holdout runs apart.
+    before, hidden = shown_pool(store, before, "tune")
+    out(before.summary() + (f" (and {plural(hidden, 'holdout run')})" if hidden else ""))
     out(summary_table(before.rows))
     out("\n== 2. judge with the bundled suites, which have those rules right")
     for line in fixes:
         out(f"  fix: {line}")
     after = judge_runs(store, SuiteResolver(store), where=where, command="traj demo (bundled suites)")
-    out(after.summary())
+    after, hidden = shown_pool(store, after, "tune")
+    out(after.summary() + (f" (and {plural(hidden, 'holdout run')})" if hidden else ""))
     out("\n== 3. what the fix changed")
     rows_a = {r["run_id"]: r for r in pass_rows(store, before.pass_id)}
     rows_b = {r["run_id"]: r for r in pass_rows(store, after.pass_id)}
-    flips = compare(rows_a, rows_b, before.pass_id, after.pass_id)
+    # The tune pool's figures, as `traj diff` and the viewer count them (holdout runs apart).
+    flips, hidden = shown_split(store, compare(rows_a, rows_b, before.pass_id, after.pass_id), "tune")
     out(render_diff(flips))
+    if hidden:
+        out(f"(and {plural(hidden, 'flip')} of holdout runs: shown with traj diff --split holdout)")
     out("\n== 4. ask the store")
     with Views(store) as views:
         for title, sql in QUERIES:
-            out(f"-- {title}\n$ traj query \"{sql}\"")
+            quoted = f'"{sql}"' if not set(sql) & set('"$`\\!') else shlex.quote(sql)
+            out(f"-- {title}\n$ {hint(f'traj query {quoted}', store.loc)}")
             out(format_table(views.user_query(sql)))
     out("\nNext, try:")
     for cmd in NEXT:
-        out(f"  {cmd} --store {store.loc}")
+        out(f"  {hint(cmd, store.loc)}")
     out("\nOr see all of it in a browser (the flips with their evidence, each run at any step):")
-    out(f"  traj view --store {store.loc}    # then open {VIEW_URL}")
+    out(f"  {hint('traj view', store.loc)}    # then open {VIEW_URL}")
     counts = lambda r: {k: r.counts.get(k, 0) for k in ("pass", "fail", "error", "skipped", "na")}  # noqa: E731
     return {
         "store": str(store.loc),

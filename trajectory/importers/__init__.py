@@ -32,10 +32,34 @@ def import_inspect(store: Store, paths: list[str], *, by: str | None = None, com
 def import_otel(store: Store, paths: list[str], *, suite: str | None = None, task: str | None = None,
                 batch: str | None = None, by: str | None = None, command: str | None = None,
                 progress: Progress | None = None) -> ImportReport:
-    """Import OTLP/JSON trace files; the traces of all readable files are written together."""
-    from trajectory.importers.readers import otel_sources
+    """Import OTLP/JSON trace files; the traces of all readable files are written together,
+    with the spans kept from earlier imports of traces still waiting for their root span. The
+    spans of traces whose root is still not there are kept in turn (``pending.py``)."""
+    from trajectory.importers import pending
+    from trajectory.importers.readers import otel_source, read_otel_files
     from trajectory.importers.writer import import_sources
 
-    sources = otel_sources(paths, progress, suite=suite, task=task, batch=batch)
-    return import_sources(store, sources, importer="otel", by=by, command=command,
-                          filters={"files": [str(p) for p in paths], "suite": suite, "task": task, "batch": batch})
+    docs, failed, names = read_otel_files(paths, progress)
+    filters = {"files": [str(p) for p in paths], "suite": suite, "task": task, "batch": batch}
+    if not names:
+        return import_sources(store, failed, importer="otel", by=by, command=command, filters=filters)
+    kept = pending.kept_spans(store)
+    src, traces = otel_source(docs, names, kept, suite=suite, task=task, batch=batch)
+    report = import_sources(store, [*failed, src], importer="otel", by=by, command=command, filters=filters)
+    mine = report.sources[-1]
+    if traces is None or mine.error is not None:
+        return report
+    completed = [r.trace_id for r in traces.runs if r.trace_id in kept]
+    late = pending.late_spans(store, traces.open_spans)  # rootless here, but their run is written
+    waiting = {t: s for t, s in traces.open_spans.items() if t not in late}
+    from trajectory.runtime.people import current_user
+    from trajectory.store.delta import now_utc
+
+    pending.keep(store, waiting, {t: kept.get(t, {}).keys() for t in waiting}, names,
+                 by=by or current_user(), at=now_utc())
+    mine.open_traces = len(waiting)
+    mine.completed_traces = len(completed)
+    mine.known_runs += sum(1 for n in late.values() if not n)
+    mine.late_spans = sum(late.values())
+    mine.late_traces = sum(1 for n in late.values() if n)
+    return report

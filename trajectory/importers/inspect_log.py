@@ -16,7 +16,8 @@ The mapping, event by event (see also the README, "Bringing your runs"):
 | ``tool`` | ``step_taken`` action = the tool's function, ``args`` = its arguments, result in ``extra`` |
 | ``store`` / ``state`` | ``state_changed`` with that event's JSON patch under ``/store`` / ``/state`` |
 | images, audio, video | ``screen_read`` with ``image`` = ``sha256:<hex>`` of the bytes (never the bytes) |
-| any other kind | ``step_taken`` action ``inspect.<kind>``, the event's fields in ``args`` |
+| ``span_begin`` / ``span_end`` | structure, not events: each step's ``spans`` names the spans around it |
+| any other kind | not a step: kept in the next step's ``extra.inspect.events`` (else run_finished's) |
 | scorers' span | not run events: scores → the ``imported`` pass, grader calls → judgements |
 | ``output`` | ``answer_given`` (none when the sample has no output) |
 | ``error`` | ``run_finished`` outcome ``error`` with its message, else ``succeeded`` |
@@ -263,11 +264,35 @@ class _Run:
         self.events: list[dict[str, Any]] = []
         self.media = Media()
         self.world: dict[str, Any] = {"state": {}, "store": {}}
+        self.spans: dict[str, tuple[str | None, str | None, str | None]] = {}  # id -> (name, type, parent)
+        self.notes: list[dict[str, Any]] = []  # events that are not steps, for the next step's extra
+        self.last: _dt.datetime | None = None
 
     def add(self, kind: str, ts: _dt.datetime, **fields: Any) -> None:
+        if self.last is not None and ts < self.last:
+            # Times never run backwards within a run (Inspect stamps a tool event when the call
+            # began, after the events of its model call): the event keeps its recorded time
+            # in extra.inspect.timestamp and takes the time of the one before it.
+            extra = dict(fields.get("extra") or {})
+            extra["inspect"] = {**extra.get("inspect", {}), "timestamp": _iso(ts)}
+            fields["extra"], ts = extra, self.last
+        self.last = ts
+        if self.notes and kind in ("step_taken", "run_finished"):
+            extra = dict(fields.get("extra") or {})
+            extra["inspect"] = {**extra.get("inspect", {}), "events": self.notes}
+            fields["extra"], self.notes = extra, []
         event = {"run_id": self.run_id, "seq": len(self.events), "ts": _iso(ts), "kind": kind}
         event.update({k: v for k, v in fields.items() if v is not None})
         self.events.append(event)
+
+    def frames(self, span_id: str | None) -> list[dict[str, Any]] | None:
+        """The spans around an event, outermost first (Inspect's solver, tool and agent spans)."""
+        out = []
+        while span_id is not None and span_id in self.spans and len(out) < 1000:
+            name, type_, parent = self.spans[span_id]
+            out.append({k: v for k, v in (("id", span_id), ("name", name), ("type", type_)) if v is not None})
+            span_id = parent
+        return out[::-1] or None
 
     def screens(self, ts: _dt.datetime, text: str = "") -> None:
         for ref in self.media.take():
@@ -278,9 +303,9 @@ class _Run:
         state events do not chain) is kept as a step instead of breaking every later replay."""
         try:
             self.world = apply_patch(self.world, ops)
-        except PatchError as exc:
-            self.add("step_taken", ts, action=f"inspect.{kind}", args={"changes": ops},
-                     extra={**extra, "not_applied": str(exc)})
+        except PatchError as exc:  # kept, as a note: it is not an action of the agent
+            self.notes.append({"event": kind, "timestamp": _iso(ts), "changes": ops, "not_applied": str(exc),
+                               **{k: v for k, v in extra.get("inspect", {}).items() if k != "event"}})
             return
         self.add("state_changed", ts, patch=ops, extra=extra)
 
@@ -332,7 +357,7 @@ def _model_step(run: _Run, e: Any, parent: str | None) -> None:
     ms = _ms(e)
     run.add("step_taken", _aware(e.timestamp), action="model", args=args,  # type: ignore[arg-type]
             thought=(out.completion or None) if out is not None else None, usage=_usage(out),
-            timing={"model_ms": ms} if ms else None, extra=_ids(e, parent, **more))
+            timing={"model_ms": ms} if ms else None, spans=run.frames(e.span_id), extra=_ids(e, parent, **more))
     if msg is not None:
         run.media.strip(_dump(msg.content))
     run.screens(_aware(e.timestamp), _text_of(out.completion if out is not None else ""))  # type: ignore[arg-type]
@@ -344,18 +369,23 @@ def _tool_step(run: _Run, e: Any, parent: str | None) -> None:
     more = {"id": e.id, "result": result, "error": _dump(e.error), "truncated": _dump(e.truncated),
             "agent": getattr(e, "agent", None), "failed": getattr(e, "failed", None)}
     ts = _aware(e.timestamp)
-    run.add("step_taken", ts, action=e.function or "tool", args=run.media.strip(_dump(e.arguments)) or None,  # type: ignore[arg-type]
-            timing={"act_ms": ms} if ms else None, extra=_ids(e, parent, **more))
+    arguments = run.media.strip(_dump(e.arguments))
+    run.add("step_taken", ts, action=e.function or "tool",  # type: ignore[arg-type]
+            args=arguments if arguments is not None else {},  # no arguments stay {}
+            timing={"act_ms": ms} if ms else None, spans=run.frames(e.span_id), extra=_ids(e, parent, **more))
     run.screens(ts, _text_of(result))  # type: ignore[arg-type]
 
 
-def _other_step(run: _Run, e: Any, parent: str | None) -> None:
-    kind = e.event
-    args = _dump(e, exclude=_COMMON | {"events"}) if hasattr(e, "model_dump") else {}
+def _note(run: _Run, e: Any, parent: str | None) -> None:
+    """An event that is neither a model nor a tool call (info, logger, sandbox, approval, input,
+    error, legacy step markers, ...): kept in the next step's ``extra.inspect.events`` (else
+    run_finished's), not a step of its own."""
+    fields = _dump(e, exclude=_COMMON | {"events"}) if hasattr(e, "model_dump") else {}
     ts = _aware(e.timestamp)
-    run.add("step_taken", ts, action=f"inspect.{kind}", args=run.media.strip(args) or None,  # type: ignore[arg-type]
-            extra=_ids(e, parent))
-    run.screens(ts)  # type: ignore[arg-type]
+    note = {"event": e.event, "timestamp": _iso(ts) if ts else None, **(run.media.strip(fields) or {})}
+    note.update({k: v for k, v in _ids(e, parent)["inspect"].items() if k not in ("event",)})
+    run.notes.append({k: v for k, v in note.items() if v is not None})
+    run.screens(ts or run.last)  # type: ignore[arg-type]
 
 
 def _initial_state(run: _Run, e: Any) -> dict[str, Any]:
@@ -471,6 +501,11 @@ def map_events(run: _Run, events: Iterable[Any], judgements: list[Judgement], in
         ts = _aware(e.timestamp)
         if e is init:
             continue  # taken into run_started.state
+        if kind == "span_begin":  # structure: named on the steps inside it
+            run.spans[e.id] = (getattr(e, "name", None), getattr(e, "type", None), getattr(e, "parent_id", None))
+            continue
+        if kind == "span_end":
+            continue
         if kind == "model":
             _model_step(run, e, parent)
         elif kind == "tool":
@@ -480,7 +515,7 @@ def map_events(run: _Run, events: Iterable[Any], judgements: list[Judgement], in
             run.state_change(ts, ops, kind, _ids(e, parent))  # type: ignore[arg-type]
             run.screens(ts)  # type: ignore[arg-type]
         else:
-            _other_step(run, e, parent)
+            _note(run, e, parent)
     return scoring_kinds
 
 

@@ -1,10 +1,9 @@
 """OpenTelemetry GenAI traces (OTLP/JSON) as traj runs: one trace becomes one run.
 
-Pure: parses bytes already read and maps spans to event dicts and recorded verdicts. Input is
-what an OTLP/JSON file exporter writes: one ``{"resourceSpans": [...]}`` document, or JSON Lines
-of them, where a trace's spans may be spread over several lines and its root arrive last. A
-trace is mapped once its root span (the one without a parent) is there; until then it is open
-and left for a later import.
+Pure: maps spans (parsed by ``otel_wire.py``) to event dicts and recorded verdicts. A trace's
+spans may be spread over several lines and files, and its root arrive last. A trace is mapped
+once its root span (the one without a parent) is there; until then it is pending, and its spans
+are kept in the store for a later import (``pending.py``).
 
 Attributes are read in both generations of the GenAI semantic conventions and in OpenInference's
 names (first name found wins, in the order of each row):
@@ -25,12 +24,9 @@ names (first name found wins, in the order of each row):
 
 from __future__ import annotations
 
-import base64
-import binascii
 import dataclasses
 import datetime as _dt
 import json
-import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -38,12 +34,15 @@ from judges.base import Verdict
 from judges.imported import evaluation_check, verdict_of
 
 from trajectory.errors import SchemaError
+# The spans as parsed; re-exported names are what the importer's readers and tests use.
+from trajectory.importers.otel_wire import (  # noqa: F401
+    EXPECTED, Document, Span, SpanEvent, any_value, attributes, parse_document, parse_file,
+)
 
 VERSION = "otel-genai"
 MODEL_OPS = frozenset({"chat", "text_completion", "generate_content", "completion"})
 EVALUATION_EVENT = "gen_ai.evaluation.result"
 _EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
-_STATUS = {"STATUS_CODE_UNSET": 0, "STATUS_CODE_OK": 1, "STATUS_CODE_ERROR": 2}
 _OPENINFERENCE_OPS = {"LLM": "chat", "TOOL": "execute_tool", "AGENT": "invoke_agent", "EMBEDDING": "embeddings",
                       "RETRIEVER": "retrieval", "RERANKER": "rerank", "GUARDRAIL": "guardrail", "EVALUATOR": "evaluate"}
 _TRACELOOP_OPS = {"tool": "execute_tool", "agent": "invoke_agent"}
@@ -60,40 +59,6 @@ AGENT_NAME = ("gen_ai.agent.name", "agent.name")
 
 
 @dataclasses.dataclass
-class SpanEvent:
-    name: str
-    time_ns: int
-    attrs: dict[str, Any]
-
-
-@dataclasses.dataclass
-class Span:
-    trace_id: str
-    span_id: str
-    parent_id: str | None
-    name: str
-    kind: Any
-    start_ns: int
-    end_ns: int
-    attrs: dict[str, Any]
-    events: list[SpanEvent]
-    status_code: int
-    status_message: str | None
-    resource: dict[str, Any]
-    scope: str | None
-    where: str = ""  # FILE:LINE of the document it came in
-
-
-@dataclasses.dataclass
-class Document:
-    """One OTLP/JSON document (a file, or one line of JSON Lines)."""
-
-    source: str
-    line: int
-    spans: list[Span]
-
-
-@dataclasses.dataclass
 class TraceRun:
     trace_id: str
     run_id: str
@@ -105,173 +70,8 @@ class TraceRun:
 class Traces:
     runs: list[TraceRun]
     open_traces: list[str]  # trace ids whose root span has not arrived
-
-
-# -- parsing --------------------------------------------------------------------------------
-
-
-class _Bad(ValueError):
-    def __init__(self, path: str, message: str):
-        super().__init__(f"{path}: {message}")
-
-
-def any_value(v: Any, path: str) -> Any:
-    """An OTLP AnyValue as plain JSON (ints given as strings become ints; NaN becomes None)."""
-    if not isinstance(v, Mapping):
-        raise _Bad(path, "expected an AnyValue object")
-    if not v:
-        return None
-    if "stringValue" in v:
-        return str(v["stringValue"])
-    if "boolValue" in v:
-        return bool(v["boolValue"])
-    if "intValue" in v:
-        try:
-            return int(v["intValue"])
-        except (TypeError, ValueError):
-            raise _Bad(path + ".intValue", f"not an integer: {v['intValue']!r}") from None
-    if "doubleValue" in v:
-        try:
-            d = float(v["doubleValue"])
-        except (TypeError, ValueError):
-            raise _Bad(path + ".doubleValue", f"not a number: {v['doubleValue']!r}") from None
-        return d if math.isfinite(d) else None
-    if "arrayValue" in v:
-        values = (v["arrayValue"] or {}).get("values") or []
-        return [any_value(x, f"{path}.arrayValue.values[{i}]") for i, x in enumerate(values)]
-    if "kvlistValue" in v:
-        return attributes((v["kvlistValue"] or {}).get("values") or [], path + ".kvlistValue.values")
-    if "bytesValue" in v:
-        return str(v["bytesValue"])
-    raise _Bad(path, f"unknown AnyValue with keys {sorted(v)}")
-
-
-def attributes(items: Any, path: str) -> dict[str, Any]:
-    """OTLP ``[{key, value}]`` as a dict; ``path`` names the list in error messages."""
-    if items is None:
-        return {}
-    if not isinstance(items, list):
-        raise _Bad(path, "expected a list of {key, value}")
-    out: dict[str, Any] = {}
-    for i, kv in enumerate(items):
-        if not isinstance(kv, Mapping) or not isinstance(kv.get("key"), str):
-            raise _Bad(f"{path}[{i}]", "expected {key, value} with a string key")
-        out[kv["key"]] = any_value(kv.get("value") or {}, f"{path}[{i}].value")
-    return out
-
-
-def _id(value: Any, size: int, path: str, required: bool = True) -> str | None:
-    if value in (None, "") and not required:
-        return None
-    if not isinstance(value, str) or not value:
-        raise _Bad(path, f"expected a {size * 2}-digit hex id")
-    text = value.lower()
-    if len(text) == size * 2 and all(c in "0123456789abcdef" for c in text):
-        return None if (not required and set(text) == {"0"}) else text
-    try:  # protobuf JSON mapping writes bytes as base64
-        raw = base64.b64decode(value, validate=True)
-    except (binascii.Error, ValueError):
-        raw = b""
-    if len(raw) == size:
-        return raw.hex()
-    raise _Bad(path, f"expected a {size * 2}-digit hex id, got {value!r}")
-
-
-def _nanos(value: Any, path: str, default: int | None = None) -> int:
-    if value in (None, "") and default is not None:
-        return default
-    try:
-        n = int(value)
-    except (TypeError, ValueError):
-        raise _Bad(path, f"expected nanoseconds since the epoch, got {value!r}") from None
-    if not 0 <= n < 253402300800 * 10**9:
-        raise _Bad(path, f"time out of range: {n}")
-    return n
-
-
-def _span(d: Any, path: str, resource: dict[str, Any], scope: str | None) -> Span:
-    if not isinstance(d, Mapping):
-        raise _Bad(path, "expected a span object")
-    name = d.get("name")
-    if not isinstance(name, str):
-        raise _Bad(path + ".name", "expected a string")
-    start = _nanos(d.get("startTimeUnixNano"), path + ".startTimeUnixNano")
-    end = _nanos(d.get("endTimeUnixNano"), path + ".endTimeUnixNano", default=start)
-    events = []
-    for i, e in enumerate(d.get("events") or []):
-        p = f"{path}.events[{i}]"
-        if not isinstance(e, Mapping) or not isinstance(e.get("name"), str):
-            raise _Bad(p, "expected an event with a string name")
-        events.append(SpanEvent(e["name"], _nanos(e.get("timeUnixNano"), p + ".timeUnixNano", default=start),
-                                attributes(e.get("attributes"), p + ".attributes")))
-    status = d.get("status") or {}
-    if not isinstance(status, Mapping):
-        raise _Bad(path + ".status", "expected an object")
-    code = status.get("code", 0)
-    code = _STATUS.get(code, code) if isinstance(code, str) else code
-    if code not in (0, 1, 2):
-        raise _Bad(path + ".status.code", f"expected 0, 1, 2 or a STATUS_CODE_ name, got {status.get('code')!r}")
-    return Span(
-        trace_id=_id(d.get("traceId"), 16, path + ".traceId") or "",
-        span_id=_id(d.get("spanId"), 8, path + ".spanId") or "",
-        parent_id=_id(d.get("parentSpanId"), 8, path + ".parentSpanId", required=False),
-        name=name, kind=d.get("kind"), start_ns=start, end_ns=max(end, start),
-        attrs=attributes(d.get("attributes"), path + ".attributes"), events=events, status_code=code,
-        status_message=status.get("message") or None, resource=resource, scope=scope,
-    )
-
-
-def parse_document(doc: Any, source: str, line: int) -> Document:
-    """The spans of one OTLP/JSON document; a malformed one raises ``FILE:LINE: $.path: message``."""
-    if not isinstance(doc, Mapping) or not isinstance(doc.get("resourceSpans", []), list):
-        raise SchemaError(f"{source}:{line}: $: expected an OTLP/JSON object with resourceSpans")
-    spans = []
-    try:
-        for i, rs in enumerate(doc.get("resourceSpans") or []):
-            p = f"$.resourceSpans[{i}]"
-            if not isinstance(rs, Mapping):
-                raise _Bad(p, "expected an object")
-            resource = attributes((rs.get("resource") or {}).get("attributes"), p + ".resource.attributes")
-            for j, ss in enumerate(rs.get("scopeSpans") or rs.get("instrumentationLibrarySpans") or []):
-                q = f"{p}.scopeSpans[{j}]"
-                if not isinstance(ss, Mapping):
-                    raise _Bad(q, "expected an object")
-                scope = (ss.get("scope") or ss.get("instrumentationLibrary") or {}).get("name")
-                for k, sp in enumerate(ss.get("spans") or []):
-                    s = _span(sp, f"{q}.spans[{k}]", resource, scope)
-                    s.where = f"{source}:{line}"
-                    spans.append(s)
-    except _Bad as exc:
-        raise SchemaError(f"{source}:{line}: {exc}") from None
-    return Document(source, line, spans)
-
-
-def parse_file(data: bytes, source: str) -> list[Document]:
-    """One JSON document, or JSON Lines of them (blank lines ignored)."""
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise SchemaError(f"{source}: not UTF-8: {exc}") from None
-    stripped = text.strip()
-    if not stripped:
-        return []
-    try:
-        whole = json.loads(stripped)
-    except ValueError:
-        whole = None
-    else:
-        if isinstance(whole, Mapping):
-            return [parse_document(whole, source, 1)]
-    docs = []
-    for n, raw in enumerate(text.split("\n"), start=1):
-        if not raw.strip():
-            continue
-        try:
-            doc = json.loads(raw)
-        except ValueError as exc:
-            raise SchemaError(f"{source}:{n}: not JSON: {exc}") from None
-        docs.append(parse_document(doc, source, n))
-    return docs
+    open_spans: dict[str, list[Span]] = dataclasses.field(default_factory=dict)  # their spans, kept and new
+    continued: list[str] = dataclasses.field(default_factory=list)  # pending traces these files added to
 
 
 # -- attributes -----------------------------------------------------------------------------
@@ -451,7 +251,7 @@ def _model_name(a: Mapping[str, Any], names: Iterable[str]) -> str | None:
 
 
 def _step(span: Span) -> dict[str, Any]:
-    """The step_taken fields of one span (kind, seq and ts are added by the caller)."""
+    """The step_taken fields of one model or tool span (kind, seq and ts are added by the caller)."""
     op, a = operation(span), span.attrs
     fields: dict[str, Any] = {"extra": _extra(span, op)}
     if op in MODEL_OPS:
@@ -472,17 +272,12 @@ def _step(span: Span) -> dict[str, Any]:
         result = first(a, ("gen_ai.tool.call.result", "output.value"))
         if result is not None:
             fields["extra"]["otel"]["result"] = _json(result)
-        fields.update(action=str(name), args=dict(args) if args else None,
+        fields.update(action=str(name), args=dict(args) if args is not None else None,  # {} stays {}
                       timing={"act_ms": _ms(span)} if _ms(span) else None)
-    elif op == "invoke_agent":
-        # An agent's usage totals repeat its model calls' usage: kept in extra, not counted.
-        fields.update(action=f"agent:{first(a, AGENT_NAME) or span.name}")
-    else:
-        fields.update(action=f"otel.{op}" if op else "otel.span", args={"name": span.name})
     return {k: v for k, v in fields.items() if v is not None}
 
 
-def _evaluations(spans: Iterable[Span]) -> list[Any]:
+def _evaluations(spans: Iterable[Span], answer: str | None) -> list[Any]:
     out = []
     for s in spans:
         for e in s.events:
@@ -494,7 +289,7 @@ def _evaluations(spans: Iterable[Span]) -> list[Any]:
                 str(a.get("gen_ai.evaluation.name") or "evaluation"),
                 score=score if isinstance(score, (int, float)) and not isinstance(score, bool) else None,
                 label=a.get("gen_ai.evaluation.score.label") if isinstance(a.get("gen_ai.evaluation.score.label"), str) else None,
-                explanation=a.get("gen_ai.evaluation.explanation")))
+                explanation=a.get("gen_ai.evaluation.explanation"), answer=answer))
     return out
 
 
@@ -504,6 +299,17 @@ def _root(spans: list[Span]) -> Span | None:
         return None
     agents = [s for s in roots if operation(s) == "invoke_agent"]
     return min(agents or roots, key=lambda s: (s.start_ns, s.span_id))
+
+
+def _frames(span: Span, by_id: Mapping[str, Span], root: Span) -> list[dict[str, Any]]:
+    """The spans around a step, outermost first, below the run's root span."""
+    out: list[dict[str, Any]] = []
+    parent = by_id.get(span.parent_id or "")
+    while parent is not None and parent is not root and len(out) < 1000:
+        ref = {"id": parent.span_id, "name": parent.name, "type": operation(parent)}
+        out.append({k: v for k, v in ref.items() if v is not None})
+        parent = by_id.get(parent.parent_id or "")
+    return out[::-1]
 
 
 def map_trace(trace_id: str, spans: list[Span], *, suite: str | None = None, task: str | None = None,
@@ -522,23 +328,39 @@ def map_trace(trace_id: str, spans: list[Span], *, suite: str | None = None, tas
     params = {k: v for k, v in (("trace_id", trace_id), ("root_span", root.name),
                                 ("conversation", first(ra, ("gen_ai.conversation.id", "session.id")))) if v}
     events: list[dict[str, Any]] = []
+    last = [root.start_ns]
 
     def add(kind: str, ns: int, **fields: Any) -> None:
-        events.append({"run_id": run_id, "seq": len(events), "ts": _iso(ns), "kind": kind,
+        # Times never run backwards within a run: a span that ends before one that started
+        # earlier keeps its own times in extra.otel; the event takes the time before it.
+        last[0] = max(last[0], ns)
+        events.append({"run_id": run_id, "seq": len(events), "ts": _iso(last[0]), "kind": kind,
                        **{k: v for k, v in fields.items() if v is not None}})
 
+    by_id = {s.span_id: s for s in spans}
+    is_step = {s.span_id for s in spans if operation(s) in MODEL_OPS or operation(s) == "execute_tool"}
+    if root_op not in MODEL_OPS and root_op != "execute_tool":
+        is_step.discard(root.span_id)
+    # Spans that are not model or tool calls (sub-agents, workflow steps, other libraries'
+    # spans) are structure: each step names the spans around it, and their details stay on
+    # run_started (extra.otel.structure), not as steps of their own.
+    structure = [_extra(s, operation(s))["otel"] for s in sorted(spans, key=lambda s: (s.start_ns, s.span_id))
+                 if s.span_id not in is_step and s is not root]
     resource = root.resource
     add("run_started", root.start_ns, suite=suite or str(resource.get("service.name") or "otel"),
         task=task or str(first(ra, AGENT_NAME) or root.name), params=params, goal=input_text(root), batch=batch,
         agent=agent or None, mode="text",
         extra={"otel": {k: v for k, v in _extra(root, root_op)["otel"].items() if k != "parent_span_id"}
-               | ({"resource": resource} if resource else {}) | ({"scope": root.scope} if root.scope else {})})
-    steps = [s for s in spans if s is not root]
-    if root_op in MODEL_OPS or root_op == "execute_tool":
-        steps.append(root)  # a trace of one model or tool call: that call is the run's step
+               | ({"resource": resource} if resource else {}) | ({"scope": root.scope} if root.scope else {})
+               | ({"structure": structure} if structure else {})})
+    # a trace of one model or tool call: that call (the root) is the run's step
+    steps = [s for s in spans if s.span_id in is_step]
     last_output = None
     for s in sorted(steps, key=lambda s: (s.start_ns, s.span_id)):
         step = _step(s)
+        around = _frames(s, by_id, root)
+        if around:
+            step["spans"] = around
         add("step_taken", s.start_ns, **step)
         if step.get("action") == "model" and step.get("thought"):
             last_output = step["thought"]
@@ -554,19 +376,24 @@ def map_trace(trace_id: str, spans: list[Span], *, suite: str | None = None, tas
         error = root.status_message or exc or ra.get("error.type") or "the root span ended with an error status"
     add("run_finished", max(root.end_ns, end), outcome="error" if failed else "succeeded",
         error=str(error) if error else None, metrics={"spans": len(spans)})
-    scored = _evaluations(spans)
+    scored = _evaluations(spans, answer)
     verdict = verdict_of(scored) if scored else None
     return TraceRun(trace_id, run_id, events, verdict)
 
 
 def map_traces(docs: Iterable[Document], *, suite: str | None = None, task: str | None = None,
-               batch: str | None = None) -> Traces:
+               batch: str | None = None, kept: Mapping[str, Mapping[str, Span]] | None = None) -> Traces:
     """Every trace in the documents, in order of first appearance; a span exported twice is
-    taken once."""
+    taken once. ``kept``: spans of pending traces read by earlier imports, added to the traces
+    the documents continue."""
     by_trace: dict[str, dict[str, Span]] = {}
     for d in docs:
         for s in d.spans:
             by_trace.setdefault(s.trace_id, {}).setdefault(s.span_id, s)
+    for tid, spans in (kept or {}).items():
+        if tid in by_trace:
+            for sid, s in spans.items():
+                by_trace[tid].setdefault(sid, s)
     runs, open_ = [], []
     for tid, spans in by_trace.items():
         try:
@@ -578,4 +405,5 @@ def map_traces(docs: Iterable[Document], *, suite: str | None = None, task: str 
             open_.append(tid)
         else:
             runs.append(run)
-    return Traces(runs, open_)
+    return Traces(runs, open_, {t: list(by_trace[t].values()) for t in open_},
+                  sorted(t for t in by_trace if t in (kept or {})))

@@ -9,11 +9,13 @@ chunks that share one read of the zip directory. A log or a sample the reader re
 from __future__ import annotations
 
 import gc
+import zipfile
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from trajectory.errors import SchemaError
+from trajectory.errors import LimitError, SchemaError
+from trajectory.importers import bounded
 from trajectory.importers import inspect_log as il
 from trajectory.importers import otel
 from trajectory.importers.writer import CHUNK, MappedRun, RecordedAnswer, Source
@@ -67,6 +69,7 @@ def inspect_log_files(paths: Sequence[str | Path]) -> list[str]:
                 raise SchemaError(f"{path}: no .eval or .json Inspect logs in this folder")
             out += names
         elif path.exists():
+            bounded.check_regular(path)  # a FIFO or a device would block or never end
             out.append(str(path))
         else:
             raise SchemaError(f"{path}: no such file or folder")
@@ -94,8 +97,34 @@ def read_inspect_log(path: str) -> Source:
             gc.enable()
 
 
-def _read_inspect_log(path: str) -> Source:
+def _bounded(path: str, limits: bounded.ImportLimits) -> None:
+    """Refuse a log past the limits, or with nothing of an Inspect log, before inspect-ai reads it
+    (its reader would unpack a zip bomb or recurse into any depth)."""
+    if path.endswith(".eval"):
+        bounded.check_zip(path, limits)
+        with zipfile.ZipFile(path) as z:
+            names = set(z.namelist())
+        if not names & {"header.json", "_journal/start.json"}:
+            raise SchemaError(f"{path}: a zip archive without an Inspect log header (header.json), "
+                              "not an Inspect .eval log")
+        samples = sum(1 for n in names if n.startswith("samples/"))
+        if samples > limits.max_items:
+            raise LimitError(f"{path}: {samples} samples, over the limit of {limits.max_items}")
+        return
+    value = bounded.load_json(bounded.read_file(path, limits), path, 1, limits)
+    if not isinstance(value, dict) or not isinstance(value.get("eval"), dict):
+        raise SchemaError(f"{path}: {bounded.format_of(value)}, not an Inspect log (expected a JSON log with "
+                          "an eval header, as inspect_ai writes with log_format='json')")
+    if isinstance(value.get("samples"), list) and len(value["samples"]) > limits.max_items:
+        raise LimitError(f"{path}: {len(value['samples'])} samples, over the limit of {limits.max_items}")
+
+
+def _read_inspect_log(path: str, limits: bounded.ImportLimits = bounded.DEFAULT) -> Source:
     api = _inspect_log_api()
+    try:
+        _bounded(path, limits)
+    except SchemaError as exc:
+        return Source(path, error=str(exc))
     try:
         header = api.read_eval_log(path, header_only=True)
         info = il.LogInfo.of(header)
@@ -174,40 +203,47 @@ def inspect_sources(paths: Sequence[str | Path], progress: Progress | None = Non
         progress(len(files), len(files), None)
 
 
-def otel_sources(paths: Sequence[str | Path], progress: Progress | None = None, **options: Any) -> list[Source]:
-    """The OTLP files as sources: a file that cannot be read is its own failed source; the
-    traces of all readable files form one source, so a trace spread over files stays whole.
-    ``progress`` is told of each file as its reading starts."""
+def read_otel_files(paths: Sequence[str | Path], progress: Progress | None = None,
+                    limits: bounded.ImportLimits = bounded.DEFAULT) -> tuple[list[otel.Document], list[Source], list[str]]:
+    """The OTLP documents of the files named (folders searched), the files that cannot be read
+    as failed sources, and the names of the files read. ``progress`` is told of each file as its
+    reading starts."""
     docs: list[otel.Document] = []
     failed: list[Source] = []
     names = []
-    every = []
+    every: list[Path] = []
     for p in paths:
         path = Path(p)
-        every += sorted(f for f in path.rglob("*") if f.is_file()) if path.is_dir() else [path]
+        every += sorted(f for f in path.rglob("*") if not f.is_dir()) if path.is_dir() else [path]
+    spans = 0
     for i, f in enumerate(every):
         if progress is not None:
             progress(i, len(every), str(f))
         try:
-            data = f.read_bytes()
-        except OSError as exc:
-            failed.append(Source(str(f), error=f"{f}: cannot read: {exc.strerror or exc}"))
-            continue
-        try:
-            docs += otel.parse_file(data, str(f))
+            found = otel.parse_file(bounded.read_file(f, limits), str(f), limits)
+            spans += sum(len(d.spans) for d in found)
+            if spans > limits.max_items:
+                raise LimitError(f"{f}: more than {limits.max_items} spans in this import, over the limit")
         except SchemaError as exc:
             failed.append(Source(str(f), error=str(exc)))
             continue
+        docs += found
         names.append(str(f))
     if progress is not None:
         progress(len(every), len(every), None)
-    if not names:
-        return failed
+    return docs, failed, names
+
+
+def otel_source(docs: list[otel.Document], names: list[str], kept: dict[str, dict[str, otel.Span]] | None = None,
+                **options: Any) -> tuple[Source, otel.Traces | None]:
+    """The traces of all readable files as one source, so a trace spread over files stays
+    whole; ``kept`` holds the spans of pending traces read by earlier imports."""
+    name = names[0] if len(names) == 1 else f"{names[0]} (+{len(names) - 1} files)"
     try:
-        traces = otel.map_traces(docs, **options)
+        traces = otel.map_traces(docs, kept=kept, **options)
     except SchemaError as exc:
-        return [*failed, Source(names[0], error=str(exc))]
-    src = Source(names[0] if len(names) == 1 else f"{names[0]} (+{len(names) - 1} files)", version=otel.VERSION)
+        return Source(names[0], error=str(exc)), None
+    src = Source(name, version=otel.VERSION)
     src.runs = [MappedRun(t.run_id, f"trace {t.trace_id}", t.events, t.verdict) for t in traces.runs]
     src.open_traces = traces.open_traces
-    return [*failed, src]
+    return src, traces

@@ -83,7 +83,10 @@ class SourceReport:
     new_events: int = 0
     known_runs: int = 0  # finished in the store already: not sent again
     judgements: int = 0
-    open_traces: int = 0
+    open_traces: int = 0  # OTel: traces pending (their spans kept until the root span comes)
+    completed_traces: int = 0  # OTel: pending traces whose root came now, written as runs
+    late_spans: int = 0  # OTel: spans of traces whose run was written before they came
+    late_traces: int = 0
     error: str | None = None
 
 
@@ -107,8 +110,14 @@ class ImportReport:
                            f"{plural(s.new_runs, 'new run')} ({plural(s.new_events, 'event')}), "
                            f"{s.known_runs} already imported"
                            + (f", {plural(s.judgements, 'grader answer')} recorded" if s.judgements else "")
-                           + (f"; {plural(s.open_traces, 'open trace')} (no root span yet) left for a later import"
+                           + (f", {plural(s.completed_traces, 'pending trace')} completed" if s.completed_traces else "")
+                           + (f"; {plural(s.open_traces, 'trace')} pending (no root span yet): spans kept in the "
+                              "store until a file with the root is imported (traj import otel --pending lists them)"
                               if s.open_traces else ""))
+                if s.late_spans:
+                    out.append(f"{s.name}: {plural(s.late_spans, 'span')} of {plural(s.late_traces, 'trace')} came "
+                               "after the trace's run was written (its root span was in an earlier import): not "
+                               "added, a written run is never changed")
         if self.pass_result is not None:
             c = self.pass_result.counts
             parts = ", ".join(f"{c[k]} {k}" for k in ("pass", "fail", "error", "skipped", "na") if c[k])

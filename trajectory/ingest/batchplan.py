@@ -330,8 +330,11 @@ def plan(store: Store, meta: pa.Table, starts: pa.Table, limits: Any,
         row = started.get(name)
         if row is not None:
             info = {f: row.get(f) for f in fields}
-            if info.get("split") is None and split_of is not None:
-                info["split"] = split_of(info.get("suite"), info.get("task"))
+            declared = split_of(info.get("suite"), info.get("task")) if split_of is not None else None
+            if info.get("split") is None:
+                info["split"] = declared
+            elif declared is not None and info["split"] != declared:
+                raise PlainPath(f"run {name}: its split contradicts its task's")  # refused there, by line
         else:
             info = stored_info.get(name)
             if info is None:

@@ -67,9 +67,9 @@ def _ingest(
     progress: Progress | None = None,
 ) -> IngestReport:
     if split_of is None:  # the pool is resolved once, here, whoever ingests (recorder, importers)
-        from trajectory.judging.resolve import SuiteResolver
+        from trajectory.catalog.pools import Pools
 
-        split_of = SuiteResolver(store).split_of
+        split_of = Pools(store).split_of
     own = workers is None
     workers = workers or Workers(1)
     try:

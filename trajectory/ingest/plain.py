@@ -301,6 +301,16 @@ def stored_event(store: Store, run_id: str, seq: int, version: int | None = None
 SplitResolver = Callable[[str, str], "str | None"]
 
 
+def pool_contradiction(start: ev.RunStarted, declared: str | None) -> str | None:
+    """Why a run cannot be in the pool its ``run_started`` names: its task declares the other
+    one. A run's pool is its task's, whatever a file says (a holdout run exported and ingested
+    again as ``split: tune`` would be judged and shown as tune); None when they agree."""
+    if start.split is None or declared is None or start.split == declared:
+        return None
+    return (f"task {start.task!r} of suite {start.suite!r} is in the {declared} pool; a run of it cannot "
+            f"say split {start.split!r} (leave split out, or give {declared!r})")
+
+
 def plan_batch(
     store: Store,
     parsed: list[Parsed],
@@ -384,8 +394,11 @@ def plan_batch(
             nxt[run] = seq + 1  # the lines after it are not out of order because of it
             continue
         if isinstance(e, ev.RunStarted):
-            split = split_of(e.suite, e.task) if (split_of and e.split is None) else None
-            infos[run] = run_info(e, split)
+            declared = split_of(e.suite, e.task) if split_of else None
+            contradiction = pool_contradiction(e, declared)
+            if contradiction is not None:
+                refuse(p, "$.split", contradiction)  # the batch is refused; its lines are still checked
+            infos[run] = run_info(e, declared if e.split is None else None)
         if isinstance(e, ev.RunFinished):
             finished[run] = seq
         seen[(run, seq)] = p.hash
@@ -413,9 +426,9 @@ def ingest_events(
     if not parsed:
         return report
     if split_of is None:  # the pool is resolved once, here, whoever ingests (recorder, importers)
-        from trajectory.judging.resolve import SuiteResolver
+        from trajectory.catalog.pools import Pools
 
-        split_of = SuiteResolver(store).split_of
+        split_of = Pools(store).split_of
     if not store.exists:
         # Into a new store the batch is checked before the lock creates its folder: a refused
         # first batch leaves none (the plan is made again under the lock).

@@ -20,6 +20,7 @@ import datetime as _dt
 import errno
 import fcntl
 import os
+import stat
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,7 @@ import msgspec
 from trajectory import events as ev
 from trajectory.errors import ConflictError, SchemaError, StoreError, TrajError
 from trajectory.ingest.plain import DEFAULT_LIMITS, IngestReport, Limits, Parsed, existing_runs, ingest_events, parse
+from trajectory.ingest.patchcheck import WorldCheck
 from trajectory.store.local import fsync_path
 from trajectory.store.delta import Store
 
@@ -88,6 +90,7 @@ class Recorder:
         self._broken: str | None = None  # set when a failed write could not be undone
         self._finished = False
         self._sealed: IngestReport | None = None
+        self._world = WorldCheck(self.store, set())  # a new run: its world is what it records
         self._start = ev.RunStarted(
             run_id=run_id,
             seq=0,
@@ -115,13 +118,25 @@ class Recorder:
     def open(self) -> Recorder:
         if self._fd is not None:
             raise RecorderError(f"recorder for run {self.run_id} is already open")
+        # run_started is checked before anything is created: a run id ingest would refuse
+        # (``../x``, ``/abs``) names no file, and a refused start leaves no journal behind.
+        start = self._admit(ev.encode(self._start), self._start)
         if existing_runs(self.store, [self.run_id]):
             raise RecorderError(f"run {self.run_id} is already in the store {self.store.loc}")
         self.store.init()
         self.journal.parent.mkdir(parents=True, exist_ok=True)
         self._fd = self._create_journal()
-        fsync_path(self.journal.parent)
-        self._write(self._start)
+        try:
+            fsync_path(self.journal.parent)
+            self._write(start)
+        except BaseException:
+            # Not recorded at all: no empty, locked journal is left for recover to skip or for
+            # this id to collide with when it is recorded again.
+            os.close(self._fd)
+            self._fd = None
+            self.journal.unlink(missing_ok=True)
+            self._world.worlds.pop(self.run_id, None)
+            raise
         return self
 
     def _create_journal(self) -> int:
@@ -180,8 +195,13 @@ class Recorder:
         if self._broken is not None:
             raise RecorderError(self._broken)
         line = ev.encode(event)
+        before = self._world.worlds.get(self.run_id)
         event = self._admit(line, event)
-        self._append(line + b"\n", event)
+        try:
+            self._append(line + b"\n", event)
+        except BaseException:
+            self._world.worlds[self.run_id] = before  # not recorded: the world did not move
+            raise
         self._seq = event.seq + 1
         return event
 
@@ -198,10 +218,18 @@ class Recorder:
                 f"{self.limits.max_events_per_run} events (the ingest limit)"
             )
         try:
-            return parse(line, "event", self.limits)[0].event
+            parsed = parse(line, "event", self.limits)[0].event
         except SchemaError as exc:
             why = str(exc).removeprefix("event:1: ")
             raise RecorderError(f"run {self.run_id} seq {seq}: {kind} refused, ingest would refuse it: {why}") from None
+        # A state patch must apply to the state it follows, as ingest checks (patchcheck.py):
+        # acknowledged, it would make the journal unsealable, and the run with it.
+        problem = self._world.check(parsed)
+        if problem is not None:
+            raise RecorderError(
+                f"run {self.run_id} seq {seq}: {kind} refused, ingest would refuse it: {problem[0]}: {problem[1]}"
+            )
+        return parsed
 
     def _append(self, data: bytes, event: ev.Event) -> None:
         """Write one whole line and make it durable, or leave the journal as it was and raise.
@@ -335,6 +363,10 @@ class Recorder:
         return self.close()
 
 
+class NotAJournal(TrajError, OSError):
+    """A file in journal/ that is not a regular file (a FIFO, a link): never read."""
+
+
 @dataclasses.dataclass
 class JournalReport(IngestReport):
     """A sealed journal; ``rejected`` says why it could not be sealed whole, and ``kept_at``
@@ -379,8 +411,11 @@ def seal_journal(store: Store, path: Path, *, owned: bool = False) -> JournalRep
     a live one), and one that cannot be sealed whole gives up its whole events before the bad
     line and is moved to ``journal/rejected/``.
     """
-    fd = os.open(path, os.O_RDONLY)
+    # Never blocks on what is not a journal (a FIFO would hang the open), nor follows a link.
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
     try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise NotAJournal(f"{path}: not a regular file; left where it is")
         if not owned:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -441,6 +476,9 @@ def recover(store: Store) -> list[tuple[Path, JournalReport | None]]:
             out.append((path, seal_journal(store, path)))
         except FileNotFoundError:
             continue  # sealed by its writer meanwhile
+        except (NotAJournal, OSError) as exc:  # a FIFO, a link, a folder: said, never waited on
+            why = str(exc) if isinstance(exc, NotAJournal) else f"{path}: {exc.strerror or exc}; left where it is"
+            out.append((path, JournalReport(str(path), rejected=why)))
     return out
 
 

@@ -8,14 +8,18 @@ between two passes). :func:`judge_runs` puts them together.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import pyarrow as pa
+import pyarrow.compute as pc
+
 from trajectory.query.sql import Views
 from trajectory.store.delta import Store, now_utc
 from trajectory.judging.diff import CheckChange, Diff, Flip, compare, diff_passes, dry_run_diff, render_diff
-from trajectory.judging.execution import JudgeTimeout, Judging, PassContext, StageHook, judge_on_workers, judge_state, run_with_budget
+from trajectory.judging.execution import SKIP, JudgeTimeout, Judging, PassContext, StageHook, judge_on_workers, judge_state, run_with_budget
 from trajectory.judging.passes import PassResult, current_rows, new_pass_id, pass_rows, passes, to_json, verdict_row, write_pass
 from trajectory.judging.incremental import current_version, stale_runs
 from trajectory.judging.partitions import Partition, restrict
@@ -59,6 +63,7 @@ def judge_runs(
     hook: StageHook | None = None,
     engine: Any = None,
     incremental: bool = False,
+    where_split: str | None = None,
 ) -> PassResult:
     """One judging pass over the selected finished runs.
 
@@ -72,18 +77,29 @@ def judge_runs(
     so the result does not depend on the number of workers. A judge that raises, or runs past
     ``timeout`` seconds on one run, gives that run an ``error`` verdict and the pass goes on.
     ``hook(stage, seconds)`` is told the time of each stage (select, load_replay, judge, write).
+    ``where_split``: the pool ``where`` reads (a person's condition: see select_runs).
     ``engine``: another engine that judges the partitions (``trajectory.engines``: a Ray
     cluster), with the same budgets and isolation; selection and the pass's commit stay here.
     """
     started = now_utc()
     t = time.perf_counter()
     with Views(store, split=None) as views:
-        sel = select_runs(store, suite=suite, run_ids=run_ids, where=where, batch=batch, views=views)
+        sel = select_runs(store, suite=suite, run_ids=run_ids, where=where, batch=batch, views=views,
+                          where_split=where_split)
         judgements = recorded_judgements(store, views)
+        # A suite registered in the store that nobody here trusted is never imported: its runs
+        # are left unjudged (their verdicts stand), and the pass names it.
+        untrusted = {n for n in set(sel.suites.values()) if n is not None and resolver.spec(n) is None
+                     and n in resolver.untrusted}
+        if untrusted:
+            keep = [r for r in sel.finished if sel.suites.get(r) not in untrusted]
+            ends = None if sel.ends is None else sel.ends.filter(
+                pc.invert(pc.is_in(sel.ends.column("suite"), value_set=pa.array(sorted(untrusted), pa.string()))))
+            sel = dataclasses.replace(sel, finished=keep, ends=ends)
         finished = stale_runs(resolver, sel, len(judgements), views) if incremental else sel.finished
     ctx = PassContext(
         store=store,
-        specs=resolver.specs(set(sel.suites.values())) if workers > 1 or engine is not None else {},
+        specs=resolver.specs(set(sel.suites.values()) - untrusted) if workers > 1 or engine is not None else {},
         suites=sel.suites,
         judgements=judgements,
         timeout=timeout,
@@ -120,9 +136,17 @@ def judge_runs(
     finally:
         judging.close()
     rows.sort(key=lambda r: r["run_id"])  # run order, however the partitions were cut
+    # A run whose suite or task cannot be resolved is not judged: it keeps its verdict (an
+    # imported one, say), and the pass says which names to register.
+    skipped = [r for r in rows if SKIP in r]
+    rows = [r for r in rows if SKIP not in r]
     result = PassResult(
         ctx.pass_id, started, now_utc(), rows, len(sel.open), False, versions,
         up_to_date=len(sel.finished) - len(finished), dry_run=dry_run,
+        untrusted={n: resolver.untrusted[n] for n in sorted(untrusted)},
+        untrusted_runs=sum(1 for s in sel.suites.values() if s in untrusted),
+        unresolved=[{"run_id": r["run_id"], "suite": r["suite"], "task": r["task"], "unknown": r[SKIP]}
+                    for r in skipped],
     )
     if not dry_run and rows:
         t = time.perf_counter()

@@ -10,7 +10,7 @@ from typing import Any
 from trajectory.errors import NotFound
 from trajectory.query.sql import Views
 from trajectory.store.delta import Store
-from trajectory.text import plural
+from trajectory.text import hint, plural
 from trajectory.judging.passes import PassResult, current_rows, pass_rows, passes
 
 
@@ -47,6 +47,11 @@ class Diff:
     flips: list[Flip]
     score_changes: int
     first_judged: int = 0  # runs of the later side that the earlier side has no verdict for
+    #: The runs behind the counts (in both; only in the later side; score changed, same
+    #: outcome): what a pool's share of the figures is counted from (see shown_split).
+    common_runs: tuple[str, ...] = dataclasses.field(default=(), repr=False)
+    first_runs: tuple[str, ...] = dataclasses.field(default=(), repr=False)
+    score_runs: tuple[str, ...] = dataclasses.field(default=(), repr=False)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -98,12 +103,12 @@ def compare(
 ) -> Diff:
     common = sorted(set(before) & set(after))
     flips = []
-    score_changes = 0
+    scored: list[str] = []
     for run_id in common:
         a, b = before[run_id], after[run_id]
         if a["outcome"] == b["outcome"]:
             if abs((a["score"] or 0) - (b["score"] or 0)) > 1e-12:
-                score_changes += 1
+                scored.append(run_id)
             continue
         ca, cb = _checks_by_name(a), _checks_by_name(b)
         changes = [
@@ -118,7 +123,9 @@ def compare(
             )
         )
     flips.sort(key=lambda f: (f.suite or "", f.task or "", f.run_id))
-    return Diff(before_label, after_label, len(common), flips, score_changes, len(set(after) - set(before)))
+    first = sorted(set(after) - set(before))
+    return Diff(before_label, after_label, len(common), flips, len(scored), len(first),
+                tuple(common), tuple(first), tuple(scored))
 
 
 #: The before side of the default diff.
@@ -132,7 +139,7 @@ def diff_last_pass(store: Store) -> Diff:
     verdicts of a pass and are left out."""
     all_passes = passes(store)
     if not all_passes:
-        raise NotFound("no judging passes yet; run `traj judge`")
+        raise NotFound(f"no judging passes yet; run `{hint('traj judge')}`")
     last = all_passes[-1]["pass_id"]
     earlier = [p["pass_id"] for p in all_passes[:-1]]
     after = {r["run_id"]: r for r in pass_rows(store, last)}
@@ -155,7 +162,9 @@ def diff_passes(store: Store, pass_a: str | None = None, pass_b: str | None = No
     ids = [p["pass_id"] for p in passes(store)]
     for p in (pass_a, pass_b):
         if p is not None and p not in ids:
-            raise NotFound(f"no such pass: {p}")
+            from trajectory.query.names import near_line
+
+            raise NotFound(near_line("pass", [p], ids) + f" (list them with {hint('traj passes')})")
     if pass_a is None and pass_b is None:
         return diff_last_pass(store)
     if pass_a is None or pass_b is None:
@@ -175,21 +184,32 @@ def dry_run_diff(store: Store, result: PassResult) -> Diff:
 def shown_split(store: Store, diff: Diff, split: str) -> tuple[Diff, int]:
     """The diff as it may be shown: a holdout run's flip is left out unless ``split`` is
     holdout, and then the look is recorded (as for every read of holdout verdicts). Returns the
-    diff to show and how many flips were left out."""
+    diff to show and how many flips were left out.
+
+    Left out, a holdout run counts in none of the figures either (runs in both, first judged,
+    score changes): the tune pool's diff counts what the viewer's /diff counts."""
     from trajectory.query.sql import record_holdout_view, run_splits
 
-    if not diff.flips:
+    ids = [f.run_id for f in diff.flips] + list(diff.common_runs) + list(diff.first_runs)
+    if not ids:
         return diff, 0
     with Views(store, split=None) as views:
-        pools = run_splits(views, [f.run_id for f in diff.flips])
-    holdout = [f for f in diff.flips if pools.get(f.run_id) == "holdout"]
-    if not holdout:
+        pools = run_splits(views, sorted(set(ids)))
+    held = {r for r in ids if pools.get(r) == "holdout"}
+    if not held:
         return diff, 0
+    holdout = [f for f in diff.flips if f.run_id in held]
     if split == "holdout":
-        record_holdout_view(store, "diff", {"flips": len(holdout), "after": diff.after_label})
+        if holdout:
+            record_holdout_view(store, "diff", {"flips": len(holdout), "after": diff.after_label})
         return diff, 0
-    shown = [f for f in diff.flips if pools.get(f.run_id) != "holdout"]
-    return dataclasses.replace(diff, flips=shown), len(holdout)
+    tune = lambda runs: tuple(r for r in runs if r not in held)  # noqa: E731
+    shown = dataclasses.replace(
+        diff, flips=[f for f in diff.flips if f.run_id not in held], common=len(tune(diff.common_runs)),
+        first_judged=len(tune(diff.first_runs)), score_changes=len(tune(diff.score_runs)),
+        common_runs=tune(diff.common_runs), first_runs=tune(diff.first_runs), score_runs=tune(diff.score_runs),
+    )
+    return shown, len(holdout)
 
 
 def _show(value: Any) -> str:

@@ -62,6 +62,28 @@ def run_with_budget(fn: Callable[[], Any], seconds: float | None) -> Any:
         signal.signal(signal.SIGALRM, previous)
 
 
+#: The key of a row that is no verdict: the run's suite or task cannot be resolved, so the pass
+#: leaves it with its current verdict (``"suite"`` or ``"task"``: which one is unknown).
+SKIP = "_unresolved"
+
+
+def unresolved(resolver: SuiteResolver, state: RunState) -> str | None:
+    """``"suite"`` when no suite of the run's name is registered or bundled, ``"task"`` when its
+    suite has no task of the run's id (``get_task`` raises KeyError, as the suite contract
+    says), else None. A suite that is registered but fails to load, or a task that fails to
+    build for another reason, is not unresolved: its runs get an error verdict that says why."""
+    suite = resolver.get(state.suite)
+    if suite is None:
+        return None if (state.suite or "") in resolver.problems else "suite"
+    try:
+        suite.get_task(state.task or "", state.params)
+    except KeyError:
+        return "task"
+    except Exception:  # noqa: BLE001 - judge_state gives it an error verdict with the reason
+        return None
+    return None
+
+
 def judge_state(
     resolver: SuiteResolver,
     state: RunState,
@@ -216,6 +238,11 @@ class Judging:
         for run_id in run_ids:
             state = states[run_id]
             partner = partners.get(run_id)
+            why = unresolved(self.resolver, state)
+            if why is not None:
+                # Nothing here can judge this run: it keeps the verdict it has (see judge_runs).
+                rows.append({"run_id": run_id, "suite": state.suite, "task": state.task, SKIP: why})
+                continue
             if run_id in broken:
                 # The run's events cannot be replayed: its verdict says which event; the pass goes on.
                 verdict, version = Verdict.error(f"cannot replay: {broken[run_id]}"), self.version_of(state)

@@ -11,6 +11,7 @@ import dataclasses
 import datetime as _dt
 import json
 import secrets
+import shlex
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
@@ -22,12 +23,12 @@ from judges.base import Verdict
 from replay.state import RunState
 
 from trajectory.runtime import interrupts
-from trajectory.query.sql import Views, json_default
+from trajectory.query.sql import Views, json_default, record_holdout_view
 from trajectory.runtime.people import current_user
 from trajectory.redact import redact_text
 from trajectory.store.delta import Store, now_utc
 from trajectory.store.tables import VERDICTS_SCHEMA
-from trajectory.text import plural
+from trajectory.text import hint, plural
 
 
 def to_json(value: Any) -> str:
@@ -108,6 +109,13 @@ class PassResult:
     versions: dict[str, str]  # suite name -> code version
     up_to_date: int = 0  # selected finished runs an incremental pass left with their verdicts
     dry_run: bool = False
+    #: Suites registered in the store that this machine has not trusted (name -> the line that
+    #: says how to trust it), and how many selected runs of theirs were left unjudged.
+    untrusted: dict[str, str] = dataclasses.field(default_factory=dict)
+    untrusted_runs: int = 0
+    #: Selected runs left unjudged because their suite or task is unknown here: each
+    #: ``{run_id, suite, task, unknown}`` (``unknown``: "suite" or "task"). They keep their verdicts.
+    unresolved: list[dict[str, Any]] = dataclasses.field(default_factory=list)
 
     @property
     def counts(self) -> Counter[str]:
@@ -116,7 +124,11 @@ class PassResult:
     def summary(self) -> str:
         c = self.counts
         parts = ", ".join(f"{c[k]} {k}" for k in ("pass", "fail", "error", "skipped", "na") if c[k])
-        if not self.rows and self.up_to_date:
+        if not self.rows and self.unresolved:
+            line = "judged nothing: no run it was asked to judge could be judged"
+            if self.up_to_date:
+                line += f"; {self.up_to_date} up to date"
+        elif not self.rows and self.up_to_date:
             # An incremental pass that found every verdict standing writes no pass at all.
             line = f"nothing to judge: {plural(self.up_to_date, 'run')} up to date (judge --all judges them again)"
         elif not self.rows:
@@ -133,10 +145,57 @@ class PassResult:
             line += "; nothing written"
         return line
 
+    def unresolved_groups(self) -> list[dict[str, Any]]:
+        """The unjudged runs by suite and task: ``{suite, task, unknown, runs, example_run}``,
+        the largest group first."""
+        groups: dict[tuple[str | None, str | None, str], list[str]] = {}
+        for r in self.unresolved:
+            key = (r["suite"], r["task"] if r["unknown"] == "task" else None, r["unknown"])
+            groups.setdefault(key, []).append(r["run_id"])
+        ranked = sorted(groups.items(), key=lambda kv: (-len(kv[1]), str(kv[0])))
+        return [{"suite": s, "task": t, "unknown": u, "runs": len(ids), "example_run": ids[0]}
+                for (s, t, u), ids in ranked]
+
+    def unresolved_lines(self, known_tasks: Any = None) -> list[str]:
+        """What the pass left unjudged and how to judge it: one line per unknown suite or task,
+        then how to register a suite. ``known_tasks(suite)``: a few task ids of a suite."""
+        if not self.unresolved:
+            return []
+        lines = [f"skipped {plural(len(self.unresolved), 'run')} traj cannot judge here "
+                 "(they keep their current verdicts):"]
+        for g in self.unresolved_groups():
+            n = plural(g["runs"], "run")
+            if g["unknown"] == "suite":
+                lines.append(f"  {n} of suite {g['suite']!r}: no suite of that name is registered or bundled "
+                             f"(e.g. {hint('traj show ' + shlex.quote(g['example_run']))})")
+            else:
+                tasks = known_tasks(g["suite"]) if known_tasks is not None else None
+                has = f"; it has {tasks}" if tasks else ""
+                lines.append(f"  {n} of task {g['task']!r}: suite {g['suite']!r} has no such task{has} "
+                             f"(e.g. {hint('traj show ' + shlex.quote(g['example_run']))})")
+        lines.append(f"  to judge them, register a suite under that name: {hint('traj suite add NAME PATH')} (a suite "
+                     "folder, or Inspect scorers as file.py:function); traj runs its code, so register only "
+                     "code you trust (docs/suites.md)")
+        return lines
+
     def top_reasons(self, n: int = 5) -> list[dict[str, Any]]:
         """The most common reasons of error and fail verdicts (errors first): what to look at
         after a pass. Each: outcome, reason, count and one run that has it."""
         return top_reasons(self.rows, n)
+
+
+def shown_pool(store: Any, result: PassResult, split: str) -> tuple[PassResult, int]:
+    """The pass as it may be shown: without ``--split holdout`` the holdout runs' verdicts
+    (and the counts, reasons and flips they would feed) are left out; with it, they are shown
+    and the look is recorded. The pass itself is written whole either way."""
+    holdout = [r for r in result.rows if r.get("split") == "holdout"]
+    if not holdout:
+        return result, 0
+    if split == "holdout":
+        record_holdout_view(store, "judge", {"runs": len(holdout), "pass": result.pass_id})
+        return result, 0
+    shown = [r for r in result.rows if r.get("split") != "holdout"]
+    return dataclasses.replace(result, rows=shown), len(holdout)
 
 
 def top_reasons(rows: Sequence[dict[str, Any]], n: int = 5) -> list[dict[str, Any]]:

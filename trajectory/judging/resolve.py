@@ -1,6 +1,9 @@
-"""Which suite judges a run: a suite registered with the store first (a folder, or Inspect
-scorers named as ``module:function``), then the bundled suites; ``overrides`` (tests, the demo's
-broken copies) win over both.
+"""Which suite judges a run: a bundled suite, or one registered with the store (a folder, or
+Inspect scorers named as ``module:function``) that the person judging has trusted on this machine
+(``trajectory/catalog/trust.py``); ``overrides`` (tests, the demo's broken copies) win over both.
+A registration nobody here trusted is never imported: its runs are left unjudged, named in
+``untrusted``. What reading needs from a registered suite (its tasks' pools) is the data stored
+with its registration (``trajectory/catalog/registrations.py``), never its code.
 
 A judging worker in another process gets :class:`suites.registry.SuiteSpec` values (small,
 picklable) and resolves them itself with :meth:`SuiteResolver.from_specs`.
@@ -20,6 +23,9 @@ from judges.contract import Reading
 from replay.batch import ALL, Reads
 from suites.registry import SuiteSpec, registration_spec, spec_of
 
+from trajectory.catalog import pools
+from trajectory.catalog import registrations as catalog
+from trajectory.catalog import trust as trusts
 from trajectory.store.delta import Store, now_utc
 
 
@@ -41,6 +47,7 @@ class SuiteResolver:
         self._cache: dict[str, Any] = {}
         self._loaded: dict[tuple[str, str], Any] = {}
         self.problems: dict[str, str] = {}  # suite name -> why its folder did not load
+        self.untrusted: dict[str, str] = {}  # suite name -> the line that says how to trust it
         self._builtin: dict[str, Any] | None = None
         self._registered: dict[str, dict[str, Any]] | None = None
 
@@ -52,25 +59,24 @@ class SuiteResolver:
         return resolver
 
     def registered(self) -> dict[str, dict[str, Any]]:
-        """Suite name -> its latest registration ({path, at, by}; Inspect scorers add scorers
-        and root)."""
+        """Suite name -> its latest registration ({path, at, by, splits, device}; Inspect
+        scorers add scorers and root), bundled names left out: data, nothing imported."""
         if self._registered is None:
-            out: dict[str, dict[str, Any]] = {}
-            if self.store is not None and self.store.has_table("meta"):
-                for row in sorted(self.store.read("meta").to_pylist(), key=lambda r: r["at"]):
-                    if row["kind"] == "suite":
-                        out[row["key"]] = {**json.loads(row["data"]), "at": row["at"], "by": row["by"]}
-            self._registered = out
+            self._registered = catalog.registrations(self.store)
         return self._registered
+
+    def trusted(self, name: str) -> bool:
+        """Whether the registration of ``name`` may be imported here (else ``untrusted`` says why)."""
+        reg = self.registered()[name]
+        if trusts.is_trusted(self.store, name, reg):
+            return True
+        self.untrusted[name] = trusts.untrusted_line(self.store, name, reg)
+        return False
 
     def builtin(self) -> dict[str, Any]:
         """The bundled suites by every name they judge."""
         if self._builtin is None:
-            self._builtin = {}
-            for name in suite_pkg.builtin_names():
-                suite = suite_pkg.load_builtin(name)
-                for alias in suite_pkg.aliases(suite):
-                    self._builtin.setdefault(alias, suite)
+            self._builtin = pools.builtin_by_name()
         return self._builtin
 
     def spec(self, name: str | None) -> SuiteSpec | None:
@@ -83,7 +89,7 @@ class SuiteResolver:
             return spec_of(self.overrides[name], name)
         reg = self.registered().get(name)
         if reg is not None:
-            return registration_spec(name, reg)
+            return registration_spec(name, reg) if self.trusted(name) else None
         suite = self.builtin().get(name)
         return spec_of(suite, name) if suite is not None else None
 
@@ -126,30 +132,49 @@ class SuiteResolver:
         return suite.reads if isinstance(suite, Reading) else ALL
 
     def split_of(self, suite: str, task: str) -> str | None:
-        s = self.get(suite)
-        if s is None:
-            return None
-        try:
-            return s.task_split(task)
-        except Exception:  # noqa: BLE001 - an unknown task simply has no own split
-            return None
+        """The pool task ``task`` of ``suite`` declares (None: none declared, or no such suite).
+        A registered suite's comes from its registration's data: reading imports nothing."""
+        if self._specs is None and suite not in self.overrides:
+            reg = self.registered().get(suite)
+            if reg is not None:
+                return catalog.task_splits(self.store, suite, reg).get(task)
+        s = self.get(suite) if suite in self.overrides or self._specs is not None else self.builtin().get(suite)
+        return None if s is None else pools.declared_split(s, task)
 
 
 def register_suite(
     store: Store, name: str, path: str | os.PathLike[str], by: str | None = None, *, data: dict[str, Any] | None = None
-) -> None:
-    """Register a suite folder under ``name`` (appended to the store's meta log); ``data``
-    replaces the folder's registration (Inspect scorers: see :func:`add_scorers`)."""
+) -> dict[str, Any]:
+    """Append a registration of suite ``name`` to the store's meta log (a folder, or ``data``:
+    see :func:`add_suite`, :func:`add_scorers`); the data stored. A bundled suite's name is
+    refused. Registering trusts nothing: :func:`add_suite` trusts what the person adds."""
     from trajectory.runtime.people import current_user
 
+    catalog.refuse_reserved(name)
+    data = data if data is not None else {"path": str(Path(path).absolute())}
     row = {
         "kind": ["suite"],
         "key": [name],
         "at": [now_utc()],
         "by": [by or current_user()],
-        "data": [json.dumps(data if data is not None else {"path": str(Path(path).absolute())})],
+        "data": [json.dumps(data)],
     }
     store.append("meta", pa.table(row))
+    return data
+
+
+def trust_suite(store: Store, name: str) -> dict[str, Any]:
+    """Trust, on this machine, the registration of ``name`` someone made in ``store`` (nothing
+    is imported); the registration."""
+    from trajectory.errors import NotFound
+
+    reg = catalog.registrations(store).get(name)
+    if reg is None:
+        if name in catalog.reserved_names():
+            raise NotFound(f"{name!r} is a bundled suite: it needs no trust, and no registration can take its name")
+        raise NotFound(f"no suite {name!r} is registered in {store.loc} (traj suite list shows them)")
+    trusts.trust(store, name, reg, now_utc().isoformat())
+    return reg
 
 
 def is_scorer_spec(path: str | os.PathLike[str]) -> bool:
@@ -160,13 +185,13 @@ def is_scorer_spec(path: str | os.PathLike[str]) -> bool:
 
 
 def add_suite(store: Store, name: str, path: str | os.PathLike[str], by: str | None = None) -> tuple[Any, list[str]]:
-    """Load a suite folder (refused if its code fails) and register it under ``name``; the
-    suite and the problems it found in its own folder (left-out task files, ...). Inspect
-    scorers named as ``module:function`` go to :func:`add_scorers`."""
-    from judges.contract import Checked
-
+    """Load a suite folder (refused if its code fails), register it under ``name`` with what
+    reading needs from it (its tasks' pools), and trust it on this machine; the suite and the
+    problems it found in its own folder (left-out task files, ...). Inspect scorers named as
+    ``module:function`` go to :func:`add_scorers`."""
     from trajectory.errors import JudgeError, NotFound
 
+    catalog.refuse_reserved(name)
     if is_scorer_spec(path):
         return add_scorers(store, name, str(path), by=by), []
     folder = Path(path)
@@ -176,31 +201,36 @@ def add_suite(store: Store, name: str, path: str | os.PathLike[str], by: str | N
         suite = suite_pkg.load_folder(folder)
     except Exception as exc:  # noqa: BLE001 - the folder's own code failed: say so in one line
         raise JudgeError(f"{folder}: cannot load the suite: {type(exc).__name__}: {exc}") from exc
-    register_suite(store, name, folder, by)
-    return suite, list(suite.problems) if isinstance(suite, Checked) else []
+    data = register_suite(store, name, folder, by, data={"path": str(folder.absolute()), **catalog.describe(suite)})
+    trusts.trust(store, name, data, now_utc().isoformat())
+    return suite, catalog.problems_of(suite)
 
 
 def add_scorers(store: Store, name: str, spec: str, *, root: str | None = None, by: str | None = None) -> Any:
     """Load Inspect scorers (``module:function`` or ``file.py:function``; refused if they do not
-    load) and register them as the suite ``name``. Module names and relative files resolve from
-    ``root`` (the current folder by default), also when judging later runs elsewhere."""
+    load), register them as the suite ``name`` and trust them on this machine. Module names and
+    relative files resolve from ``root`` (the current folder by default), also when judging
+    later runs elsewhere."""
     from trajectory.errors import JudgeError
 
+    catalog.refuse_reserved(name)
     data = {"path": spec, "scorers": spec, "root": root or os.getcwd()}
     try:
         suite = registration_spec(name, data).load()
     except Exception as exc:  # noqa: BLE001 - the scorers' own code failed: say so in one line
         raise JudgeError(f"{spec}: cannot load the scorers: {type(exc).__name__}: {error_line(exc)}") from exc
-    register_suite(store, name, spec, by, data=data)
+    data = register_suite(store, name, spec, by, data={**data, **catalog.describe(suite)})
+    trusts.trust(store, name, data, now_utc().isoformat())
     return suite
 
 
 def list_suites(store: Store) -> list[dict[str, Any]]:
     """Suites known to a store: registered ones first (a folder, or Inspect scorers as
-    ``module:function``), then the bundled ones."""
+    ``module:function``, and whether this machine trusts them), then the bundled ones."""
     resolver = SuiteResolver(store)
-    rows = [{"name": n, "source": reg["path"], "registered_at": reg["at"]} for n, reg in resolver.registered().items()]
+    rows = [{"name": n, "source": reg["path"], "registered_at": reg["at"], "by": reg["by"],
+             "trusted": trusts.is_trusted(store, n, reg)} for n, reg in resolver.registered().items()]
     for name, suite in resolver.builtin().items():
-        if name not in resolver.registered():
-            rows.append({"name": name, "source": f"bundled ({type(suite).__module__})", "registered_at": None})
+        rows.append({"name": name, "source": f"bundled ({type(suite).__module__})", "registered_at": None,
+                     "by": None, "trusted": True})
     return rows

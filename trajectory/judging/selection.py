@@ -4,6 +4,7 @@ the vectorised batch replay for many, recorded LLM judgements and pair partners.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
@@ -17,7 +18,8 @@ from replay.state import Judgement, RunState
 
 from trajectory import events as ev
 from trajectory.errors import NotFound, QueryError
-from trajectory.query.sql import Views, check_sql, run_filter, sql_str
+from trajectory.query.names import check_names
+from trajectory.query.sql import Views, run_filter, sql_str
 from trajectory.store.delta import Store
 from trajectory.judging.trust import JUDGEMENT_SUITE, trusted_runs
 from trajectory.judging.resolve import SuiteResolver
@@ -54,18 +56,25 @@ def select_runs(
     where: str | None = None,
     batch: str | None = None,
     views: Views | None = None,
+    where_split: str | None = None,
 ) -> Selection:
-    """Runs matching the filters (all pools: holdout runs are judged too, only shown apart)."""
+    """Runs matching the filters (all pools: holdout runs are judged too, only shown apart).
+
+    ``where_split``: the pool a person's ``where`` reads (``traj judge --where``, in the pool of
+    ``--split``): the condition sees that pool's views only, so nothing of the holdout pool
+    reaches its answer or its errors unless the pool is holdout, and then the look is recorded.
+    None: every pool (traj's own conditions, such as the demo's)."""
     cond, params = run_filter(suite=suite, batch=batch, run_ids=run_ids)
     cond += f" AND suite IS DISTINCT FROM {sql_str(JUDGEMENT_SUITE)}"
     if where:
-        cond += f" AND run_id IN (SELECT run_id FROM _runs_all WHERE ({where}))"
+        # Answered as `traj query` answers: in the query worker, within the query limits.
+        chosen = runs_where(store, where, where_split)
+        cond += " AND list_contains(?, run_id)" if chosen else " AND FALSE"
+        params += [chosen] if chosen else []
     own = views is None
     views = views or Views(store, split=None)
     try:
-        if where:
-            # The condition is a person's SQL: the whole statement goes through the sandbox.
-            check_sql(views.con, f"SELECT run_id FROM runs WHERE ({where})")
+        check_names(views.con, suite=suite, batch=batch, run_ids=run_ids)
         try:
             table = views.con.sql(_ENDS_SQL.format(cond=cond), params=params).to_arrow_table()
         except Exception as exc:
@@ -83,6 +92,31 @@ def select_runs(
         if missing:
             raise NotFound(f"no such run: {', '.join(missing[:5])}")
     return Selection(finished, open_, dict(zip(finished, ends.column("suite").to_pylist())), ends)
+
+
+# The limits of a ``--where`` condition: ``traj query``'s defaults, any number of runs.
+WHERE_LIMITS: Any = None
+
+
+def runs_where(store: Store, where: str, split: str | None) -> list[str]:
+    """The runs of pool ``split`` (None: all) that a person's condition selects, evaluated on
+    that pool's views alone (holdout: the look is recorded first, whatever the condition then
+    does), as ``traj query`` answers: sandboxed, in the query worker, stopped at its limits."""
+    from trajectory.query.limits import MAX_ROWS, QueryLimits
+    from trajectory.query.sql import record_holdout_view
+    from trajectory.query.worker import answer
+
+    if split == "holdout":
+        record_holdout_view(store, "judge --where", {"where": where})
+    limits = WHERE_LIMITS or QueryLimits(max_rows=int(MAX_ROWS.high))
+    try:
+        table = answer(store, f"SELECT DISTINCT run_id FROM runs WHERE ({where})", split=split, version=None,
+                       limits=limits)
+    except QueryError as exc:
+        # The limit's own advice names traj query's options, which judge does not have.
+        line = re.sub(r" \((?:add LIMIT, |)raise --[^)]*\)$", "", str(exc).splitlines()[0])
+        raise QueryError(f"--where: {line}") from None
+    return sorted(table.column("run_id").to_pylist())
 
 
 def load_events(store: Store, run_ids: Sequence[str], version: int | None = None) -> dict[str, list[ev.Event]]:
@@ -106,6 +140,7 @@ def load_state(store: Store, run_id: str, at: int | None = None) -> RunState:
     """A stored run's state after events 0..at (the whole run without ``at``)."""
     events = load_events(store, [run_id])[run_id]
     if not events:
+        check_names(store, run_ids=[run_id])
         raise NotFound(f"no such run: {run_id}")
     if at is not None:
         if at < 0:

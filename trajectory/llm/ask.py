@@ -32,7 +32,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any
 
 from judges.contract import LLMJudged
 from replay import replay
@@ -52,12 +52,6 @@ class LLMError(TrajError, RuntimeError):
 
 class _TooLarge(Exception):
     """A reply over the size limit (reported as one line, not retried)."""
-
-
-class LLMRequest(Protocol):
-    judge: str
-    key: str
-    messages: Sequence[Mapping[str, str]]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -184,7 +178,28 @@ def _watched_handlers(dog: _Watchdog) -> list[urllib.request.BaseHandler]:
         def https_open(self, req):  # noqa: ANN001, ANN202 - urllib's signature
             return self.do_open(HTTPSConnection, req, context=self._context)
 
-    return [HTTPHandler(), HTTPSHandler()]
+    return [HTTPHandler(), HTTPSHandler(), _NoRedirect()]
+
+
+class _Redirected(Exception):
+    """An answer that redirects elsewhere: not followed, the request carries credentials."""
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """A redirect is never followed: the request's Authorization header would go with it to
+    whatever origin it names, and that origin's answer would be recorded as the judgement."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):  # noqa: ANN001, ANN201, PLR0913
+        raise _Redirected(f"HTTP {code} redirect to {_origin(newurl)} (not followed: the request carries the "
+                          "API key; set --llm-base-url to the endpoint itself)")
+
+
+def _origin(url: str) -> str:
+    parts = urllib.parse.urlsplit(url)
+    if not parts.scheme or not parts.netloc:
+        return "another address"
+    host = parts.hostname or "?"
+    return _printable(f"{parts.scheme}://{host}" + (f":{parts.port}" if parts.port else ""), 100)
 
 
 class ChatClient:
@@ -200,7 +215,21 @@ class ChatClient:
         # A proxy from the environment must not swallow a judge on this machine.
         self._proxies = [urllib.request.ProxyHandler({})] if _is_loopback(host) else []
 
-    def complete(
+    def complete(self, messages: Sequence[Mapping[str, str]], response_format: Mapping[str, Any] | None = None,
+                 until: float | None = None) -> str:
+        """The text of the first choice. Raises :class:`LLMError` with a one-line reason. The
+        configured API key is masked in both, whatever its shape (an error body, or an answer,
+        that echoes it shows ``***``).
+
+        ``until``: a ``time.monotonic()`` by which the answer must be in (the pass deadline);
+        the prompt's own deadline applies as well, whichever comes first.
+        """
+        try:
+            return mask_key(self._complete(messages, response_format, until), self.config.api_key)
+        except LLMError as exc:
+            raise LLMError(mask_key(str(exc), self.config.api_key)) from None
+
+    def _complete(
         self,
         messages: Sequence[Mapping[str, str]],
         response_format: Mapping[str, Any] | None = None,
@@ -239,6 +268,8 @@ class ChatClient:
                 last = f"HTTP {status}: {_snippet(payload)}"
             else:
                 raise LLMError(f"{url}: HTTP {status}: {_snippet(payload)}")
+            if failure is not None and failure.startswith(("HTTP 3",)):
+                raise LLMError(f"{url}: {failure}")
             if failure is not None and failure.startswith(("reply larger", "no answer within")):
                 break  # asking again would cost as much again
             if attempt < self.config.retries:
@@ -276,14 +307,14 @@ class ChatClient:
                     data = self._read(resp, resp.headers)
                 if dog.expired:  # the watchdog's shutdown reads as an early end of the body
                     raise TimeoutError("deadline")
-                return resp.status, dict(resp.headers), data, None
+                return resp.status, dict(resp.headers), self._masked(data), None
             except urllib.error.HTTPError as exc:
                 try:
                     data = self._read(exc, exc.headers or {})
                 except OSError:
                     data = b""
-                return exc.code, dict(exc.headers or {}), data, None
-        except _TooLarge as exc:
+                return exc.code, dict(exc.headers or {}), self._masked(data), None
+        except (_TooLarge, _Redirected) as exc:
             return 0, None, b"", str(exc)
         except (urllib.error.URLError, TimeoutError, socket.timeout, ConnectionError, OSError,
                 http.client.HTTPException) as exc:
@@ -293,6 +324,15 @@ class ChatClient:
             return 0, None, b"", f"cannot reach the endpoint: {reason}"
         finally:
             dog.stop()
+
+    def _masked(self, data: bytes) -> bytes:
+        """A body with the API key masked before any of it is cut to an excerpt (a key cut in
+        two by the excerpt's end would not be found after)."""
+        key = self.config.api_key
+        if not key or len(key) < 4:
+            return data
+        text = data.decode("utf-8", "surrogateescape")
+        return mask_key(text, key).encode("utf-8", "surrogateescape")
 
     def _read(self, resp: Any, headers: Mapping[str, str]) -> bytes:
         """The body, refused past ``max_reply_bytes`` (by its Content-Length, or as it comes)."""
@@ -335,8 +375,33 @@ def _retry_after(headers: Mapping[str, str]) -> float | None:
 
 
 def _snippet(payload: bytes, limit: int = 200) -> str:
-    text = payload.decode("utf-8", "replace").strip().replace("\n", " ")
-    return (text[:limit] + "...") if len(text) > limit else (text or "(empty body)")
+    """A bounded, printable excerpt of a body: at most ``limit`` characters (read from its first
+    bytes only), control characters (NUL, escapes, ...) written as escapes, not passed on."""
+    text = payload[: limit * 4].decode("utf-8", "replace").strip()
+    return _printable(text, limit) or "(empty body)"
+
+
+def _printable(text: str, limit: int) -> str:
+    from trajectory.termsafe import term_safe
+
+    cut = len(text) > limit
+    shown = term_safe(" ".join(text[:limit].split()))
+    return shown + "..." if cut else shown
+
+
+def mask_key(text: str, key: str | None) -> str:
+    """``text`` with the API key ``key`` shown as ``***`` wherever it appears, as it is or as a
+    URL, JSON or base64 text would carry it (a key of fewer than 4 characters is not looked for:
+    it would mask ordinary words)."""
+    if not key or len(key) < 4:
+        return text
+    import base64
+
+    forms = {key, urllib.parse.quote(key, safe=""), urllib.parse.quote_plus(key), json.dumps(key)[1:-1],
+             base64.b64encode(key.encode()).decode().rstrip("="), ascii(key)[1:-1]}
+    for form in sorted((f for f in forms if len(f) >= 4), key=len, reverse=True):
+        text = text.replace(form, "***")
+    return text
 
 
 def parsed_output(text: str) -> dict[str, Any]:
@@ -392,10 +457,11 @@ def pending_requests(
     run_ids: Sequence[str] | None = None,
     where: str | None = None,
     batch: str | None = None,
+    where_split: str | None = None,
 ) -> tuple[list[Pending], int]:
     """The prompts the selected finished runs need that ``model`` has not answered yet, one per
     (judge, key), and how many were answered already."""
-    sel = select_runs(store, suite=suite, run_ids=run_ids, where=where, batch=batch)
+    sel = select_runs(store, suite=suite, run_ids=run_ids, where=where, batch=batch, where_split=where_split)
     events = load_events(store, sel.finished)
     answered = {(j.judge, j.key, j.model) for j in recorded_judgements(store)}
     todo: dict[tuple[str, str], Pending] = {}
@@ -429,6 +495,7 @@ def ask_and_record(
     where: str | None = None,
     batch: str | None = None,
     by: str | None = None,
+    where_split: str | None = None,
 ) -> LLMReport:
     """Ask the model the prompts not yet answered and record the answers in one judgement run.
 
@@ -438,7 +505,8 @@ def ask_and_record(
     from trajectory.ingest.recorder import Recorder
 
     todo, already = pending_requests(
-        store, resolver, config.model, suite=suite, run_ids=run_ids, where=where, batch=batch
+        store, resolver, config.model, suite=suite, run_ids=run_ids, where=where, batch=batch,
+        where_split=where_split,
     )
     report = LLMReport(model=config.model, needed=len(todo) + already, already=already)
     if not todo:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import re
 import threading
+from collections.abc import Iterator
 
 import duckdb
 import pyarrow as pa
@@ -103,10 +104,48 @@ def apply_memory_limit(con: duckdb.DuckDBPyConnection, limits: QueryLimits) -> N
     # No spilling: a query that does not fit is stopped rather than writing the disk full.
     con.execute("SET temp_directory = ''")
     con.execute("SET max_temp_directory_size = '0B'")
+    # Strings in 64-bit Arrow buffers: a result with over 2 GiB of text in one batch is an
+    # answer (within the memory limit), not an Arrow appender error.
+    con.execute("SET arrow_large_buffer_size = true")
 
 
-def run_limited(con: duckdb.DuckDBPyConnection, sql: str, limits: QueryLimits) -> pa.Table:
-    """Run ``sql`` (already checked by the sandbox) within the time and row limits."""
+def time_stop(limits: QueryLimits) -> QueryError:
+    STOPPED["time"] += 1
+    return QueryError(
+        f"query stopped: it ran past the time limit of {_seconds(limits.timeout)} "
+        f"(raise --timeout up to {_seconds(TIMEOUT.high)})"
+    )
+
+
+def memory_stop(limits: QueryLimits) -> QueryError:
+    STOPPED["memory"] += 1
+    return QueryError(
+        f"query stopped: it needs more than the memory limit of {human_size(limits.memory)} "
+        f"(raise --max-memory up to {human_size(MEMORY.high)})"
+    )
+
+
+def rows_stop(limits: QueryLimits) -> QueryError:
+    STOPPED["rows"] += 1
+    return QueryError(
+        f"query stopped: the result has more than {limits.max_rows:,} rows "
+        f"(add LIMIT, or raise --max-rows up to {int(MAX_ROWS.high):,})"
+    )
+
+
+def size_stop(limits: QueryLimits) -> QueryError:
+    STOPPED["memory"] += 1
+    return QueryError(
+        f"query stopped: the result is larger than the memory limit of {human_size(limits.memory)} "
+        f"(add LIMIT, select fewer or shorter columns, or raise --max-memory up to {human_size(MEMORY.high)})"
+    )
+
+
+def limited_batches(con: duckdb.DuckDBPyConnection, sql: str, limits: QueryLimits,
+                    batch_rows: int = 65536) -> Iterator[pa.RecordBatch | pa.Schema]:
+    """Run ``sql`` (already checked by the sandbox) within the time and row limits: first the
+    result's schema, then its batches. Every failure is one QueryError line (DuckDB's, Arrow's
+    included: a result whose strings overflow an Arrow buffer is not a traceback)."""
     fired = threading.Event()
 
     def stop() -> None:
@@ -116,42 +155,34 @@ def run_limited(con: duckdb.DuckDBPyConnection, sql: str, limits: QueryLimits) -
     timer = threading.Timer(limits.timeout, stop)
     timer.daemon = True
     timer.start()
-    batches: list[pa.RecordBatch] = []
     rows = 0
     try:
-        reader = con.sql(sql).to_arrow_reader(65536)
-        schema = reader.schema
+        reader = con.sql(sql).to_arrow_reader(batch_rows)
+        yield reader.schema
         for batch in reader:
             rows += batch.num_rows
             if rows > limits.max_rows:
-                STOPPED["rows"] += 1
-                raise QueryError(
-                    f"query stopped: the result has more than {limits.max_rows:,} rows "
-                    f"(add LIMIT, or raise --max-rows up to {int(MAX_ROWS.high):,})"
-                )
-            batches.append(batch)
+                raise rows_stop(limits)
+            yield batch
     except duckdb.InterruptException:
-        STOPPED["time"] += 1
-        raise QueryError(
-            f"query stopped: it ran past the time limit of {_seconds(limits.timeout)} "
-            f"(raise --timeout up to {_seconds(TIMEOUT.high)})"
-        ) from None
+        raise time_stop(limits) from None
     except duckdb.OutOfMemoryException:
-        STOPPED["memory"] += 1
-        raise QueryError(
-            f"query stopped: it needs more than the memory limit of {human_size(limits.memory)} "
-            f"(raise --max-memory up to {human_size(MEMORY.high)})"
-        ) from None
-    except duckdb.Error as exc:
+        raise memory_stop(limits) from None
+    except (duckdb.Error, pa.ArrowException, OSError, MemoryError) as exc:
         if fired.is_set():  # an interrupt can surface as another error kind mid-fetch
-            STOPPED["time"] += 1
-            raise QueryError(
-                f"query stopped: it ran past the time limit of {_seconds(limits.timeout)} "
-                f"(raise --timeout up to {_seconds(TIMEOUT.high)})"
-            ) from None
+            raise time_stop(limits) from None
+        if isinstance(exc, MemoryError) or "out of memory" in str(exc).lower():
+            raise memory_stop(limits) from None
         lines = str(exc).strip().splitlines()
         raise QueryError(lines[0] if lines else type(exc).__name__) from None
     finally:
         timer.cancel()
         timer.join()
-    return pa.Table.from_batches(batches, schema=schema)
+
+
+def run_limited(con: duckdb.DuckDBPyConnection, sql: str, limits: QueryLimits) -> pa.Table:
+    """Run ``sql`` (already checked by the sandbox) within the time and row limits, in this
+    process (DuckDB's own limits only: :mod:`trajectory.query.worker` enforces them on a process)."""
+    parts = limited_batches(con, sql, limits)
+    schema = next(parts)
+    return pa.Table.from_batches(list(parts), schema=schema)

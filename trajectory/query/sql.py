@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import decimal
 import json
+import os
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -24,6 +25,7 @@ from trajectory.columns import Declaration, declaration
 from trajectory.errors import QueryError
 from trajectory.redact import redact_text
 from trajectory.query.limits import QueryLimits, apply_memory_limit, run_limited
+from trajectory.query.rates import PASS_RATES_SQL
 from trajectory.store.delta import TABLES, Store, now_utc
 from trajectory.runtime.people import current_user
 from trajectory.termsafe import json_safe, term_safe
@@ -54,7 +56,7 @@ ALLOWED_CATALOG = frozenset(
 # Schemas searched for an unqualified name.
 SEARCH_PATH = ("main", "pg_catalog")
 
-def runs_sql(decl: Declaration) -> str:
+def runs_sql(decl: Declaration, table: str = "events") -> str:
     """The ``runs`` view: one row per run, its columns derived from the event declaration (run
     columns, run_finished fields, kinds counted per run, figures summed), plus a few measures."""
     cols = ["run_id"]
@@ -77,7 +79,7 @@ def runs_sql(decl: Declaration) -> str:
     if "input_tokens" in names and "output_tokens" in names:
         cols.append("CAST(coalesce(sum(input_tokens), 0) + coalesce(sum(output_tokens), 0) AS BIGINT) AS tokens")
     cols.append("epoch_ms(max(ts)) - epoch_ms(min(ts)) AS duration_ms")
-    return "SELECT\n    " + ",\n    ".join(cols) + "\nFROM events\nGROUP BY run_id\n"
+    return "SELECT\n    " + ",\n    ".join(cols) + f"\nFROM {table}\nGROUP BY run_id\n"
 
 
 RUNS_SQL = runs_sql(declaration())
@@ -130,24 +132,24 @@ LEFT JOIN lone ON lone.run_id = o.run_id
 
 
 def events_sql(con: duckdb.DuckDBPyConnection, store: Store) -> str:
-    """The ``events`` view: every event with its run's pool. Ingest stores the pool (the run's
-    own ``split``, else its task's declared one); runs ingested before that have none stored and
-    get it the same way here, from the suites the store knows."""
+    """The ``_events_pooled`` view: every event of every pool, with its run's pool. Ingest
+    stores the pool (the run's own ``split``, else its task's declared one); runs ingested
+    before that have none stored and get it the same way here, from the suites the store knows."""
     unresolved = con.execute(
         "SELECT DISTINCT suite, task FROM _events WHERE seq = 0 AND split IS NULL AND suite IS NOT NULL"
     ).fetchall()
     if not unresolved:
-        return "CREATE VIEW events AS SELECT * FROM _events"
-    from trajectory.judging.resolve import SuiteResolver  # the suites know their tasks' pools
+        return "CREATE VIEW _events_pooled AS SELECT * FROM _events"
+    from trajectory.catalog.pools import Pools  # the tasks' pools, read as data
 
-    split_of = SuiteResolver(store).split_of
+    split_of = Pools(store).split_of
     rows = [(suite, task, split_of(suite, task or "")) for suite, task in unresolved]
     declared = [r for r in rows if r[2] is not None]
     if not declared:
-        return "CREATE VIEW events AS SELECT * FROM _events"
+        return "CREATE VIEW _events_pooled AS SELECT * FROM _events"
     con.register("_task_split", pa.table({k: list(v) for k, v in zip(("suite", "task", "split"), zip(*declared))}))
     return (
-        "CREATE VIEW events AS SELECT e.* REPLACE (coalesce(e.split, t.split) AS split) FROM _events e "
+        "CREATE VIEW _events_pooled AS SELECT e.* REPLACE (coalesce(e.split, t.split) AS split) FROM _events e "
         "LEFT JOIN _task_split t ON e.split IS NULL AND e.suite = t.suite AND e.task = t.task"
     )
 
@@ -199,13 +201,26 @@ class Views:
                 self.con.execute(f"CREATE VIEW {raw} AS SELECT * FROM {raw}_empty")
         pool = "" if split is None else f" WHERE split = {sql_str(split)}"
         self.con.execute(events_sql(self.con, store))
-        self.con.execute("CREATE VIEW _run_split AS SELECT run_id, coalesce(split, 'tune') AS split FROM events WHERE seq = 0")
+        self.con.execute(
+            "CREATE VIEW _run_split AS SELECT run_id, coalesce(split, 'tune') AS split FROM _events_pooled WHERE seq = 0"
+        )
+        # ``events`` holds the pool's runs only, as runs and verdicts do: a run's pool is its
+        # run_started's (a run with none reads as tune, as the runs view has it).
+        if split is None:
+            self.con.execute("CREATE VIEW events AS SELECT * FROM _events_pooled")
+        elif split == "tune":
+            self.con.execute("CREATE VIEW events AS SELECT * FROM _events_pooled WHERE run_id NOT IN "
+                             "(SELECT run_id FROM _run_split WHERE split <> 'tune')")
+        else:
+            self.con.execute("CREATE VIEW events AS SELECT * FROM _events_pooled WHERE run_id IN "
+                             f"(SELECT run_id FROM _run_split WHERE split = {sql_str(split)})")
         self.con.execute(f"CREATE VIEW _runs_all AS {RUNS_SQL}")
         self.con.execute(f"CREATE VIEW runs AS SELECT * FROM _runs_all{pool}")
         self.con.execute(f"CREATE VIEW _history_all AS {HISTORY_SQL}")
         self.con.execute(f"CREATE VIEW verdict_history AS SELECT * FROM _history_all{pool}")
         self.con.execute(f"CREATE VIEW _current_all AS {CURRENT_SQL}")
         self.con.execute(f"CREATE VIEW verdicts AS SELECT * FROM _current_all{pool}")
+        self.con.execute(f"CREATE VIEW pass_rates AS {PASS_RATES_SQL}")  # trajectory/rates.py
         self.con.execute("CREATE VIEW passes AS SELECT * FROM _passes")
         override_pool = "" if split is None else f" WHERE coalesce(s.split, 'tune') = {sql_str(split)}"
         self.con.execute(f"CREATE VIEW overrides AS {OVERRIDES_SQL}{override_pool}")
@@ -231,25 +246,40 @@ class Views:
     def arrow(self, sql: str, params: list[Any] | None = None) -> pa.Table:
         return self.con.sql(sql, params=params or None).to_arrow_table()
 
+    def checked(self, sql: str) -> str:
+        """A person's SQL checked by the sandbox (refused with one line), and the SQL to run for
+        it: the same, except that catalog views listing tables by name leave the internal ones out."""
+        return check_sql(self.con, sql, self.catalog)
+
     def user_query(self, sql: str) -> pa.Table:
-        """A person's SQL: checked, then run on the locked connection."""
-        check_sql(self.con, sql, self.catalog)
+        """A person's SQL: checked, then run on the locked connection, in this process (the CLI
+        and the viewer run it in a worker that is stopped at the limits: trajectory.query.worker.answer)."""
+        shown = self.checked(sql)
         if self.limits is not None:
             try:
-                return run_limited(self.con, sql, self.limits)
+                return run_limited(self.con, shown, self.limits)
             except QueryError as exc:  # DuckDB's first line: the table it does not know
-                better = unknown_table(str(exc))
-                if better is None:
-                    raise
-                raise QueryError(better) from None
+                raise QueryError(unknown_table(str(exc)) or scrub_paths(str(exc), self.store)) from None
         try:
-            return self.con.sql(sql).to_arrow_table()
+            return self.con.sql(shown).to_arrow_table()
         except duckdb.Error as exc:
-            raise QueryError(unknown_table(str(exc)) or _one_line(exc)) from exc
+            raise QueryError(unknown_table(str(exc)) or scrub_paths(_one_line(exc), self.store)) from exc
+
+
+def scrub_paths(text: str, store: Any) -> str:
+    """``text`` with the store's location (as given and as an absolute path) shown as <store>:
+    an error message from a file of the store names it by absolute path."""
+    loc = str(getattr(store, "loc", store))
+    roots = {loc}
+    if "://" not in loc:
+        roots |= {os.path.abspath(loc), os.path.realpath(loc)}
+    for root in sorted((r.rstrip("/") for r in roots if len(r.rstrip("/")) > 1), key=len, reverse=True):
+        text = text.replace(root, "<store>")
+    return text
 
 
 #: The views a person queries (the ones starting with _ are internal).
-VIEWS = ("events", "runs", "verdicts", "verdict_history", "passes", "overrides")
+VIEWS = ("events", "runs", "verdicts", "verdict_history", "passes", "overrides", "pass_rates")
 
 
 def unknown_table(message: str) -> str | None:
@@ -333,10 +363,15 @@ def _catalog_view(schema: str, name: str, catalog: frozenset[tuple[str, str]]) -
     return None
 
 
+# Catalog views that list tables by name: a query sees them without the internal ones.
+NAMED_CATALOG = frozenset({("information_schema", "tables"), ("information_schema", "columns"),
+                           ("main", "duckdb_columns")})
+
+
 def check_sql(
     con: duckdb.DuckDBPyConnection, sql: str, system_views: frozenset[tuple[str, str]] | None = None
-) -> None:
-    """Refuse anything but one read-only SELECT over the views."""
+) -> str:
+    """Refuse anything but one read-only SELECT over the views; the SQL to run for it."""
     if system_views is None:
         system_views = catalog_views(con)
     try:
@@ -348,22 +383,22 @@ def check_sql(
     kind = statements[0].type
     if kind != duckdb.StatementType.SELECT:
         raise QueryError(f"refused: only SELECT queries are allowed, got {kind.name}")
-    try:
-        tree = json.loads(con.execute("SELECT json_serialize_sql(?)", [sql]).fetchall()[0][0])
-    except duckdb.Error as exc:
-        raise QueryError(_one_line(exc)) from exc
-    if tree.get("error"):
-        raise QueryError(f"refused: {tree.get('error_message', 'cannot parse the query')}")
+    tree = _tree(con, sql)
+    denied = DENIED_FUNCTIONS | catalog_macros(con)
+    named: list[dict[str, Any]] = []
     for node in _walk(tree):
         if node.get("type") == "TABLE_FUNCTION":
             fn = (node.get("function") or {}).get("function_name", "")
             if fn.lower() not in ALLOWED_TABLE_FUNCTIONS:
                 raise QueryError(f"refused: table function {fn}() is not allowed in queries")
-        if node.get("class") == "FUNCTION" and str(node.get("function_name", "")).lower() in DENIED_FUNCTIONS:
-            raise QueryError(f"refused: function {node['function_name']}() is not allowed in queries")
+        if node.get("class") == "FUNCTION" and str(node.get("function_name", "")).lower() in denied:
+            raise QueryError(f"refused: function {node['function_name']}() is not allowed in queries "
+                             "(it reads the connection's settings or catalog)")
+        if node.get("type") == "SHOW_REF" and not node.get("query"):
+            raise QueryError(f"refused: SHOW lists the connection's internals; the tables are {', '.join(VIEWS)} "
+                             "(DESCRIBE events lists a view's columns)")
         if node.get("type") == "BASE_TABLE":
             schema = str(node.get("schema_name") or "")
-            catalog = str(node.get("catalog_name") or "")
             name = str(node.get("table_name") or "")
             if "/" in name or "." in name or name.startswith("'") or "://" in name:
                 raise QueryError(f"refused: {name!r} is a file or URL, not a view")
@@ -379,8 +414,75 @@ def check_sql(
                     f"refused: the catalog view {view[0]}.{view[1]} is not for queries (catalog views show "
                     "the store's file paths); information_schema.tables and .columns list the views"
                 )
-            if schema.lower() in ("information_schema", "pg_catalog") or catalog.lower() in ("system", "temp"):
-                continue
+            if view in NAMED_CATALOG:
+                named.append(node)
+    if not named:
+        return sql
+    for node in named:  # each becomes a subquery that leaves the internal tables out
+        schema, name = _catalog_view(str(node.get("schema_name") or ""), str(node["table_name"]), system_views)
+        inner = _tree(con, f"SELECT * FROM (SELECT * FROM {schema}.{name} "
+                           "WHERE NOT starts_with(table_name, '_')) AS x")["statements"][0]["node"]["from_table"]
+        inner["alias"] = node.get("alias") or name
+        inner["column_name_alias"] = node.get("column_name_alias", [])
+        node.clear()
+        node.update(inner)
+    try:
+        return str(con.execute("SELECT json_deserialize_sql(?)", [json.dumps(tree)]).fetchall()[0][0])
+    except duckdb.Error as exc:
+        raise QueryError(_one_line(exc)) from exc
+
+
+def _tree(con: duckdb.DuckDBPyConnection, sql: str) -> dict[str, Any]:
+    try:
+        tree = json.loads(con.execute("SELECT json_serialize_sql(?)", [sql]).fetchall()[0][0])
+    except duckdb.Error as exc:
+        raise QueryError(_one_line(exc)) from exc
+    if tree.get("error"):
+        raise QueryError(f"refused: {tree.get('error_message', 'cannot parse the query')}")
+    return tree
+
+
+_MACROS: dict[str, frozenset[str]] = {}
+
+
+def catalog_macros(con: duckdb.DuckDBPyConnection) -> frozenset[str]:
+    """DuckDB's built-in macros that read the catalog or the settings (``pg_get_viewdef`` shows
+    a view's SQL, with the store's paths), found from their definitions rather than listed: a
+    macro is refused when it calls a table function, reads a catalog view, or calls a refused
+    function (a macro calling such a macro included). Once per process."""
+    if "denied" in _MACROS:
+        return _MACROS["denied"]
+    rows = con.execute(
+        "SELECT DISTINCT lower(function_name), macro_definition FROM duckdb_functions() "
+        "WHERE function_type = 'macro' AND macro_definition IS NOT NULL"
+    ).fetchall()
+    catalog = catalog_views(con)
+    uses: dict[str, set[str]] = {}
+    denied: set[str] = set()
+    for name, body in rows:
+        try:
+            tree = json.loads(con.execute("SELECT json_serialize_sql(?)", ["SELECT " + body]).fetchall()[0][0])
+        except duckdb.Error:
+            denied.add(name)  # cannot be read: not for queries
+            continue
+        calls = uses.setdefault(name, set())
+        for node in _walk(tree):
+            if node.get("type") == "TABLE_FUNCTION" or (
+                node.get("type") == "BASE_TABLE"
+                and _catalog_view(str(node.get("schema_name") or ""), str(node.get("table_name") or ""), catalog)
+            ):
+                denied.add(name)
+            if node.get("class") == "FUNCTION":
+                calls.add(str(node.get("function_name", "")).lower())
+    grew = True
+    while grew:  # a macro that calls a refused function (or macro) is refused
+        grew = False
+        for name, calls in uses.items():
+            if name not in denied and calls & (denied | DENIED_FUNCTIONS):
+                denied.add(name)
+                grew = True
+    _MACROS["denied"] = frozenset(denied)
+    return _MACROS["denied"]
 
 
 def record_holdout_view(store: Store, command: str, detail: dict[str, Any] | None = None) -> None:
@@ -412,15 +514,9 @@ def format_table(table: pa.Table, fmt: str = "table") -> str:
     if fmt == "jsonl":
         return json_safe("\n".join(json.dumps(r, ensure_ascii=False, default=json_default) for r in rows))
     if fmt == "csv":
-        import csv
-        import io
+        from trajectory.text import csv_line
 
-        buf = io.StringIO()
-        w = csv.writer(buf, lineterminator="\n")
-        w.writerow(names)
-        for r in rows:
-            w.writerow([_cell(r[n]) for n in names])
-        return buf.getvalue().rstrip("\n")
+        return "\n".join([csv_line(names)] + [csv_line([csv_cell(r[n]) for n in names]) for r in rows])
     if fmt != "table":
         raise QueryError(f"unknown format {fmt!r} (table, csv, json, jsonl)")
     cells = [[_cell(r[n]) for n in names] for r in rows]
@@ -450,6 +546,20 @@ def json_default(value: Any) -> Any:
         return value.hex()
     return str(value)
 
+
+
+def csv_cell(value: Any) -> str:
+    """A value as a CSV cell: whole (not cut to a terminal's width), exact (floats as Python
+    writes them: no digits lost), and never a formula a spreadsheet would evaluate."""
+    from trajectory.text import spreadsheet_safe
+
+    if value is None:
+        return ""
+    if isinstance(value, (dict, list)):
+        return spreadsheet_safe(json.dumps(value, ensure_ascii=False, default=json_default))
+    if hasattr(value, "isoformat"):
+        return value.isoformat()
+    return spreadsheet_safe(str(value))
 
 
 def _cell(value: Any) -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from trajectory.query.names import check_names
 from trajectory.query.sql import Views, run_filter
 from trajectory.store.delta import Store
 from trajectory.text import json_or_text
@@ -46,6 +47,9 @@ def current_verdicts(
     cond, params = run_filter(suite=suite, batch=batch, run_ids=run_ids)
     source = "_current_all" if split is None else "verdicts"
     with Views(store, split=split) as views:
+        # A suite or batch that names nothing is an error with the near names (a run without
+        # a verdict is simply absent: the caller asked for the verdicts it has).
+        check_names(views.con, suite=suite, batch=batch)
         rows = views.arrow(f"SELECT * FROM {source} WHERE {cond} ORDER BY run_id", params).to_pylist()
     return {r["run_id"]: decode_row(r) for r in rows}
 

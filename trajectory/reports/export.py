@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import BinaryIO
 
 from trajectory import events as ev
+from trajectory.query.names import check_names
 from trajectory.query.sql import Views, run_filter
 from trajectory.store.delta import Store
 
@@ -28,6 +29,7 @@ def export_events(
     cond, params = run_filter(suite=suite, batch=batch, run_ids=run_ids)
     n = 0
     with Views(store, split=None, version=version) as views:
+        check_names(views.con, suite=suite, batch=batch, run_ids=run_ids)
         reader = views.con.sql(
             f"SELECT data FROM events WHERE {cond} ORDER BY run_id, seq", params=params or None
         ).to_arrow_reader(65536)

@@ -31,6 +31,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from trajectory import events as ev
+from trajectory.query import rates
 from trajectory.text import plural
 
 FEEDBACK_KINDS = (ev.StepTaken, ev.UserAsked, ev.ConfirmationShown, ev.AnswerGiven, ev.TakeoverRequested)
@@ -213,24 +214,17 @@ def _secs(ms: Any) -> str:
 
 
 def pass_rate_line(counts: Counter[str]) -> str:
-    """"4 of 6 judged runs pass (67%); 1 na not counted": a rate that says its denominator
-    (pass + fail) and what it leaves out."""
-    judged = counts["pass"] + counts["fail"]
-    line = f"{counts['pass']} of {plural(judged, 'judged run')} pass"
-    line += f" ({_pct(counts['pass'], judged)})" if judged else ""
-    apart = [f"{counts[o]} {o}" for o in ("na", "skipped", "error") if counts[o]]
-    return line + (f"; {', '.join(apart)} not counted" if apart else "")
+    """"4 of 6 judged runs pass (67%); 1 na not counted" (the one definition: trajectory/rates.py)."""
+    return rates.rate_line(counts)
 
 
 def totals(rows: Sequence[dict[str, Any]], shown: dict[str, Any], prices: dict[str, float] | None) -> dict[str, Any]:
     """The batch's totals and rates (metrics.json's ``totals``)."""
     counts = Counter(shown[r["run_id"]][0] for r in rows)
-    judged = counts["pass"] + counts["fail"]
     out: dict[str, Any] = {
         "runs": len(rows),
         **{o: counts[o] for o in OUTCOME_ORDER},
-        "pass_rate": counts["pass"] / judged if judged else None,
-        "pass_rate_of": judged,
+        **rates.rate_fields(counts),
         "human_decided": sum(1 for r in rows if shown[r["run_id"]][1] is not None),
         **{k: sum(int(r.get(k) or 0) for r in rows) for k in ("steps", "input_tokens", "output_tokens", "cached_tokens")},
         **{k: sum(float(r.get(k) or 0) for r in rows) for k in ("model_ms", "read_ms", "act_ms", "other_ms")},
@@ -300,9 +294,9 @@ def build(
     for key in sorted(by_group):
         c = by_group[key]
         lines.append(f"| {key} | {sum(c.values())} | " + " | ".join(str(c[o]) for o in OUTCOME_ORDER)
-                     + f" | {_pct(c['pass'], c['pass'] + c['fail'])} |")
+                     + f" | {rates.percent(rates.pass_rate(c))} |")
     lines.append(f"| **all** | {sum(counts.values())} | " + " | ".join(str(counts[o]) for o in OUTCOME_ORDER)
-                 + f" | {_pct(counts['pass'], counts['pass'] + counts['fail'])} |")
+                 + f" | {rates.percent(rates.pass_rate(counts))} |")
     n_over = sum(1 for r in rows if shown[r["run_id"]][1] is not None)
     if n_over:
         lines.append(f"\n{plural(n_over, 'verdict')} re-judged by a person (see below).")
@@ -421,12 +415,14 @@ def gather(
 
     from trajectory.errors import NotFound
     from trajectory.judging import JUDGEMENT_SUITE, load_events
+    from trajectory.query.names import check_names
     from trajectory.query.sql import Views, run_filter
 
     cond, params = run_filter(suite=suite, batch=batch)
     cond += " AND suite IS DISTINCT FROM ?"
     params.append(JUDGEMENT_SUITE)
     with Views(store, split=split) as views:
+        check_names(views.con, suite=suite, batch=batch)
         runs = {r["run_id"]: r for r in views.arrow(f"SELECT * FROM runs WHERE {cond}", params).to_pylist()}
         verdicts = views.arrow(f"SELECT * FROM verdicts WHERE {cond}", params).to_pylist()
     if not runs:
@@ -481,10 +477,22 @@ def report_meta(store: Any, rows: Sequence[dict[str, Any]]) -> tuple[dict[str, A
             versions.update(json.loads(p.get("versions") or "{}"))
     resolver = SuiteResolver(store)
     suites = {r.get("suite") for r in rows}
-    device = any(type(resolver.get(n)).__module__.startswith("suites.device") for n in suites if n)
+    device = any(is_device_suite(resolver, n) for n in suites if n)
     meta = {"store": str(store.loc), "generated_at": now_utc(), "passes": shown,
             "judge_versions": {k: v for k, v in versions.items() if k in suites}}
     return meta, device
+
+
+def is_device_suite(resolver: Any, name: str) -> bool:
+    """Whether ``name`` is a real-device task set: a registered one's registration says so (a
+    report imports no registered code), a bundled one's module does."""
+    from trajectory.catalog.registrations import is_device
+
+    reg = resolver.registered().get(name)
+    if reg is not None:
+        return is_device(reg)
+    suite = resolver.builtin().get(name)
+    return suite is not None and type(suite).__module__.startswith("suites.device")
 
 
 def write_report(
@@ -542,13 +550,25 @@ def suite_report(store: Any, name: str, fmt: str = "md", *, split: str = "tune")
 
     from trajectory.errors import NotFound, QueryError
     from trajectory.judging import SuiteResolver
+    from trajectory.query.names import check_names
     from trajectory.query.sql import Views
 
-    suite = SuiteResolver(store).get(name)
+    from trajectory.errors import JudgeError
+
+    check_names(store, suite=name)  # a typo is not a suite without a report, nor an empty table
+    resolver = SuiteResolver(store)
+    suite = resolver.get(name)  # a registered suite only once trusted here: rendering runs its code
+    if name in resolver.untrusted:
+        raise JudgeError(f"not rendered: {resolver.untrusted[name]}")
     if not isinstance(suite, ReportRendering):
         raise NotFound(f"suite {name!r} has no report of its own; give --batch")
     if fmt not in suite.report_formats:
         raise QueryError(f"unknown report format {fmt!r} ({', '.join(suite.report_formats)})")
     with Views(store, split=split) as views:
         rows = views.arrow("SELECT * FROM verdicts WHERE suite = ? ORDER BY run_id", [name]).to_pylist()
-    return suite.render_report(rows, fmt)
+    text = suite.render_report(rows, fmt)
+    if fmt == "csv":  # whatever the suite wrote, no cell is a formula a spreadsheet would run
+        from trajectory.text import spreadsheet_safe_csv
+
+        text = spreadsheet_safe_csv(text)
+    return text

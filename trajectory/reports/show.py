@@ -12,9 +12,12 @@ from replay import RunState, view
 from trajectory import events as ev
 from trajectory.columns import declaration
 from trajectory.judging import load_events, load_state
+from trajectory.query.names import check_names
 from trajectory.query.sql import Views, record_holdout_view, run_filter
+from trajectory.errors import QueryError
 from trajectory.query.limits import QueryLimits
 from trajectory.store.delta import Store
+from trajectory.text import hint
 from trajectory.query.verdicts import current_verdict, overrides_of_run, pool_of, verdict_history
 
 
@@ -80,7 +83,7 @@ def verdict_lines(store: Store, run_id: str, split: str = "tune") -> list[str]:
         return ["verdict: (a holdout run: shown with --split holdout, and the look is recorded)"]
     current = current_verdict(store, run_id)
     if current is None:
-        return ["verdict: (not judged yet: run `traj judge`)"]
+        return [f"verdict: (not judged yet: run `{hint('traj judge')}`)"]
     lines = []
     if current["decided_by"] == "human":
         auto = current["auto_outcome"] or "unjudged"
@@ -134,13 +137,18 @@ def list_runs(
     batch: str | None = None,
     split: str = "tune",
     limit: int | None = None,
-) -> tuple[pa.Table, int]:
+) -> tuple[pa.Table, int, dict[str | None, int]]:
     """The runs of a pool with their current verdicts (override-aware: ``decided_by`` says
-    judge or human) and the verdict's reason, newest first; at most ``limit`` of them, and how
-    many there are in all. A holdout look is recorded."""
+    judge or human) and the verdict's reason, newest first; at most ``limit`` of them, how
+    many there are in all, and how many of them have each current verdict (None: not judged).
+    A holdout look is recorded."""
     cond, params = run_filter(suite=suite, batch=batch, alias="r")
     with Views(store, split=split) as views:
-        total = views.con.execute(f"SELECT count(*) FROM runs r WHERE {cond}", params).fetchall()[0][0]
+        check_names(views.con, suite=suite, batch=batch)
+        outcomes = {o: int(n) for o, n in views.con.execute(
+            f"SELECT v.outcome, count(*) FROM runs r LEFT JOIN verdicts v USING (run_id) WHERE {cond} GROUP BY 1",
+            params).fetchall()}
+        total = sum(outcomes.values())
         table = views.arrow(
             "SELECT r.run_id, r.started_at, r.suite, r.task, r.batch, r.agent, r.mode, r.split, r.outcome, "
             "r.steps, r.tokens, r.duration_ms, v.outcome AS verdict, v.decided_by, v.score, v.reason "
@@ -150,17 +158,24 @@ def list_runs(
         )
     if split == "holdout":
         record_holdout_view(store, "runs", {"suite": suite, "batch": batch})
-    return table, int(total)
+    return table, int(total), outcomes
 
 
 def run_query(
-    store: Store, sql: str, *, split: str = "tune", version: int | None = None, limits: QueryLimits | None = None
+    store: Store, sql: str, *, split: str = "tune", version: int | None = None, limits: QueryLimits | None = None,
+    record: bool = True,
 ) -> pa.Table:
-    """A person's SQL over the views, sandboxed and within ``limits`` (time, rows, memory);
-    a holdout look is recorded."""
-    with Views(store, split=split, version=version, limits=limits) as views:
-        table = views.user_query(sql)
-    if split == "holdout":
+    """A person's SQL over the views, sandboxed and within ``limits`` (time, rows, memory),
+    in a worker process that is killed at the limits (the one entry point of ``traj query`` and
+    ``traj view``); a holdout look is recorded (``record=False``: the caller records its own, as
+    ``traj view`` records one per session)."""
+    from trajectory.query.sql import SPLITS
+    from trajectory.query.worker import answer
+
+    if split is not None and split not in SPLITS:
+        raise QueryError(f"--split must be one of {', '.join(SPLITS)}, got {split!r}")
+    table = answer(store, sql, split=split, version=version, limits=limits or QueryLimits())
+    if split == "holdout" and record:
         record_holdout_view(store, "query", {"sql": sql})
     return table
 

@@ -17,6 +17,8 @@ import multiprocessing
 import os
 import signal
 import sys
+import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -24,11 +26,13 @@ from typing import Any
 from trajectory.runtime import interrupts
 
 
-def _quiet_worker(init: Callable[..., None] | None, args: tuple[Any, ...]) -> None:
+def _quiet_worker(init: Callable[..., None] | None, args: tuple[Any, ...], parent: int | None = None,
+                  by_signal: bool = True) -> None:
     # The worker started with SIGINT blocked, so none arrived before this line; one pending
     # now is discarded as it is ignored and unblocked.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    die_with_parent(parent, by_signal=by_signal)
     if init is not None:
         init(*args)
 
@@ -39,7 +43,9 @@ def spawned_pool(workers: int, initializer: Callable[..., None] | None = None,
     :func:`spawning`: a submit may start a worker."""
     return cf.ProcessPoolExecutor(
         workers, mp_context=multiprocessing.get_context("spawn"), initializer=_quiet_worker,
-        initargs=(initializer, initargs),
+        # The kernel's parent-death signal follows the thread that started the worker: it is
+        # used only when that is the main thread (which lives as long as the process).
+        initargs=(initializer, initargs, os.getpid(), threading.current_thread() is threading.main_thread()),
     )
 
 
@@ -117,3 +123,33 @@ def tear_down(pool: cf.ProcessPoolExecutor) -> None:
             results._writer.close()
         if manager is not None and manager.is_alive():
             manager.join(2.0)
+
+
+_PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent(parent: int | None = None, *, by_signal: bool = True) -> None:
+    """Make this worker die when its parent (``parent``, else the current one) does, whatever
+    kills it, SIGKILL included: on Linux the kernel sends SIGKILL (PR_SET_PDEATHSIG), elsewhere
+    (or when the worker was started from a thread that may end first) a thread watches for the
+    parent to go. A worker whose parent is already gone exits at once."""
+    expected = os.getppid() if parent is None else parent
+    armed = False
+    if by_signal and sys.platform.startswith("linux"):
+        import ctypes
+
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            armed = libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) == 0
+        except (OSError, AttributeError):
+            armed = False
+    if os.getppid() != expected:  # the parent died before the signal was armed
+        os._exit(1)
+    if not armed:
+
+        def watch() -> None:
+            while os.getppid() == expected:
+                time.sleep(0.2)
+            os._exit(1)
+
+        threading.Thread(target=watch, daemon=True, name="traj-parent-watch").start()

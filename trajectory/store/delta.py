@@ -26,6 +26,7 @@ from trajectory.runtime import interrupts
 from trajectory.store.backend import COMMIT_ATTEMPTS, Backend, CommitConflict, backoff, write_batches
 from trajectory.errors import NotFound, StoreError
 from trajectory.store.local import LocalBackend, Location
+from trajectory.text import hint
 from trajectory.store.tables import (  # noqa: F401 - the store's schemas, re-exported for callers
     CHECK_TYPE,
     EVENTS_SCHEMA,
@@ -94,6 +95,8 @@ class Store:
         self.backend = backend_for(root, storage_options)
         self.loc = self.backend
         self._initialised = False
+        #: Called once when this object creates the store (the CLI says so: "created a new store").
+        self.on_create: Callable[[], None] | None = None
         self._check_format()
 
     def __repr__(self) -> str:
@@ -106,7 +109,7 @@ class Store:
             if self.backend.exists_any():
                 raise StoreError(
                     f"{self.backend}: a store without {FORMAT_FILE} (format 0); "
-                    "run `traj migrate` to record its format"
+                    f"run `{hint('traj migrate')}` to record its format"
                 )
             return
         if fmt > STORE_FORMAT:
@@ -116,7 +119,7 @@ class Store:
             )
         if fmt < STORE_FORMAT:
             raise StoreError(
-                f"{self.backend}: store format {fmt} is older than {STORE_FORMAT}; run `traj migrate`"
+                f"{self.backend}: store format {fmt} is older than {STORE_FORMAT}; run `{hint('traj migrate')}`"
             )
 
     @property
@@ -134,6 +137,8 @@ class Store:
         body = {"format": STORE_FORMAT, "created_at": now_utc().isoformat(), "tool": "traj"}
         self.backend.write_file(FORMAT_FILE, json.dumps(body).encode())
         self._initialised = True
+        if self.on_create is not None:
+            self.on_create()
 
     def lock(self):  # noqa: ANN201 - a context manager
         """The writer lock every appending command holds while it checks and commits (on

@@ -4,22 +4,23 @@ holdout pool is recorded by the data layer, as ``traj query --split holdout`` re
 
 from __future__ import annotations
 
-import csv
-import io
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from trajectory.view import pages
-from trajectory.view.data import IMAGE_TYPES, NotFound, QueryError, StoreData, TrajError
+from trajectory.view.guard import Guard
+from trajectory.view.data import IMAGE_TYPES, Busy, NotFound, QueryError, StoreData, TrajError
 from trajectory.view.render import STATIC, LiveLinks, render
+from trajectory.view.values import plain
 
 LINKS = LiveLinks()
 
@@ -27,7 +28,7 @@ Builder = Callable[[StoreData, Request], dict[str, Any]]
 
 
 def _status(exc: TrajError) -> int:
-    return 404 if isinstance(exc, NotFound) else 400
+    return 404 if isinstance(exc, NotFound) else 503 if isinstance(exc, Busy) else 400
 
 
 def _error_page(request: Request, status: int, message: str, data: StoreData | None) -> Response:
@@ -50,13 +51,13 @@ def page(template: str, build: Builder) -> tuple[Callable[[Request], Response], 
             return _error_page(request, _status(exc), str(exc), data)
         api_url = "/api" + request.url.path + (f"?{request.url.query}" if request.url.query else "")
         return HTMLResponse(render(template, LINKS, **{"split": data.split, "store": data.path, "api_url": api_url, **ctx}),
-                            status_code=400 if ctx.get("error") else 200)
+                            status_code=ctx.get("status", 400) if ctx.get("error") else 200)
 
     def api(request: Request) -> Response:
         data: StoreData = request.app.state.data
         try:
             ctx = build(data, request)
-            return JSONResponse(ctx, status_code=400 if ctx.get("error") else 200)
+            return JSONResponse(ctx, status_code=ctx.get("status", 400) if ctx.get("error") else 200)
         except TrajError as exc:
             return _error_page(request, _status(exc), str(exc), data)
 
@@ -106,17 +107,20 @@ def image(request: Request) -> Response:
 
 
 def download(request: Request) -> Response:
-    """A query's full result as CSV or JSON, streamed (every row, every character)."""
+    """A query's full result as CSV or JSON (every row, every character), within the limits of
+    ``traj query``: a result past its row limit is refused in one line before a byte is sent,
+    never cut short mid-download."""
     data: StoreData = request.app.state.data
     fmt = request.path_params["fmt"]
     sql = (request.query_params.get("sql") or "").strip()
     if not sql:
         return _error_page(request, 400, "give sql=SELECT …", data)
-    batches = data.query_batches(sql)
     try:
-        names, _ = next(batches)
+        table = data.query_table(sql, "traj view download")
     except TrajError as exc:
         return _error_page(request, _status(exc), str(exc), data)
+    names = table.column_names
+    batches = ((names, [{k: plain(v) for k, v in r.items()} for r in b.to_pylist()]) for b in table.to_batches(10_000))
     body = _csv(names, batches) if fmt == "csv" else _json_array(batches)
     media = "text/csv; charset=utf-8" if fmt == "csv" else "application/json"
     return StreamingResponse(body, media_type=media,
@@ -124,24 +128,17 @@ def download(request: Request) -> Response:
 
 
 def _cell(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, (dict, list)):
-        return json.dumps(value, ensure_ascii=False)
-    return str(value)
+    from trajectory.query.sql import csv_cell
+
+    return csv_cell(value)
 
 
 def _csv(names: list[str], batches: Iterator[tuple[list[str], list[dict[str, Any]]]]) -> Iterator[bytes]:
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(names)
-    yield buf.getvalue().encode()
+    from trajectory.text import csv_line
+
+    yield (csv_line(names) + "\n").encode()
     for _, rows in batches:
-        buf.seek(0)
-        buf.truncate()
-        for r in rows:
-            writer.writerow([_cell(r[n]) for n in names])
-        yield buf.getvalue().encode()
+        yield "".join(csv_line([_cell(r[n]) for n in names]) + "\n" for r in rows).encode()
 
 
 def _json_array(batches: Iterator[tuple[list[str], list[dict[str, Any]]]]) -> Iterator[bytes]:
@@ -171,8 +168,9 @@ async def not_found(request: Request, exc: Exception) -> Response:
     return _error_page(request, status, message, getattr(request.app.state, "data", None))
 
 
-def create_app(data: StoreData) -> Starlette:
-    """The app over one store and pool."""
+def create_app(data: StoreData, hosts: Iterable[str] | None = None) -> Starlette:
+    """The app over one store and pool. ``hosts``: the Host names it answers (``traj view``
+    passes its own, see guard.py); None answers any, for a test client in this process."""
     routes: list[Any] = [Route("/api/health", health)]
     for name, (template, build) in BUILDERS.items():
         html, api = page(template, build)
@@ -186,7 +184,8 @@ def create_app(data: StoreData) -> Starlette:
     routes += [Route("/query.csv", _fmt(download, "csv")),
                Route("/query.json", _fmt(download, "json")),
                Mount("/static", StaticFiles(directory=str(STATIC)), name="static")]
-    app = Starlette(routes=routes, exception_handlers={HTTPException: not_found})
+    app = Starlette(routes=routes, exception_handlers={HTTPException: not_found},
+                    middleware=[Middleware(Guard, hosts=hosts)])
     app.state.data = data
     return app
 

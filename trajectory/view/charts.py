@@ -12,9 +12,10 @@ def _pct(x: float) -> str:
     return f"{100 * x:.0f}%"
 
 
-def rate_bar(passed: int, total: int, width: int = 120) -> Markup:
-    """A pass-rate bar for a table cell (the share of pass, and the figure as text beside it)."""
-    rate = passed / total if total else 0.0
+def rate_bar(rate: float | None, width: int = 120) -> Markup:
+    """A pass-rate bar for a table cell (the rate of trajectory/rates.py; the figure is written
+    beside it). No rate (no pass and no fail) draws an empty bar."""
+    rate = rate or 0.0
     w = round(rate * width, 1)
     return Markup(
         f'<svg class="bar" width="{width}" height="10" viewBox="0 0 {width} 10" role="img" '
@@ -24,14 +25,17 @@ def rate_bar(passed: int, total: int, width: int = 120) -> Markup:
 
 
 def pass_series(points: list[dict[str, Any]], width: int = 640, height: int = 180) -> Markup:
-    """Pass rate of each pass (share of its verdicts in this pool that pass), oldest first.
+    """Pass rate of each pass (pass / (pass + fail) of its verdicts in this pool, as
+    trajectory/rates.py defines it; a pass with neither has no point), oldest first.
 
     Passes are spaced evenly (several passes a minute apart and one a week later are equally
     readable); each point names its pass and time in a tooltip.
     """
     if not points:
         return Markup('<p class="muted">No judging pass yet: run <code>traj judge</code>.</p>')
-    points = points[-200:]
+    points = [p for p in points if p.get("pass_rate") is not None][-200:]
+    if not points:
+        return Markup('<p class="muted">No pass has a pass or fail verdict in this pool yet.</p>')
     left, right, top, bottom = 44, 12, 12, 28
     iw, ih = width - left - right, height - top - bottom
     n = len(points)
@@ -50,13 +54,14 @@ def pass_series(points: list[dict[str, Any]], width: int = 640, height: int = 18
                      f'<text x="{left - 6}" y="{ty + 4:.1f}" text-anchor="end" class="axis">{_pct(tick)}</text>')
     coords = []
     for i, p in enumerate(points):
-        rate = p["pass"] / p["runs"] if p["runs"] else 0.0
+        rate = p["pass_rate"]
         coords.append((x(i), y(rate), rate, p))
     if n > 1:
         path = " ".join(f"{'M' if i == 0 else 'L'}{cx:.1f},{cy:.1f}" for i, (cx, cy, _, _) in enumerate(coords))
         parts.append(f'<path d="{path}" class="line"/>')
     for cx, cy, rate, p in coords:
-        label = escape(f"{p['pass_id']} ({p['kind']}) {str(p['started_at'])[:19]}: {_pct(rate)} of {p['runs']} runs")
+        label = escape(f"{p['pass_id']} ({p['kind']}) {str(p['started_at'])[:19]}: {_pct(rate)} of {p['pass'] + p['fail']} pass or fail "
+                       f"({p['runs']} verdicts)")
         parts.append(f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="4" class="dot"><title>{label}</title></circle>')
     first, last = str(points[0]["started_at"])[:16], str(points[-1]["started_at"])[:16]
     parts.append(f'<text x="{left}" y="{height - 8}" class="axis">{escape(first)}</text>')

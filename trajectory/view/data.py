@@ -15,9 +15,10 @@ current verdicts, built once per store state) or, until it is built, the ``run_s
 ``run_finished`` events and the ``runs`` row of the page's runs only; a run's events are read by
 its id; a diff is counted in SQL and only the flips on the page are compared check by check.
 
-One DuckDB connection (the sandboxed ``Views`` of ``traj query``) serves every request, under a
+One DuckDB connection (the sandboxed ``Views`` of ``traj query``) serves every page, under a
 lock; it is reopened when a table of the store gets a new commit, so a judging pass made while
-the viewer runs shows on the next page load.
+the viewer runs shows on the next page load. A person's SQL never runs on it: it goes through
+``traj query``'s own entry point and limits, on a connection of its own.
 """
 
 from __future__ import annotations
@@ -30,30 +31,51 @@ from pathlib import Path
 from typing import Any
 
 from trajectory.errors import NotFound, QueryError, TrajError
+from trajectory.query.names import near_line
+from trajectory.query.limits import QueryLimits
 from trajectory.store.delta import Store, default_store_path
-
-from trajectory.view.runs_sql import OVERVIEW_FIGURES, PAGE, RUN_INDEX, SORTS, list_sql, page_figures
+from trajectory.view.fold import Folded, fold, step
+from trajectory.view.runs_sql import MORE_EXAMPLES, OVERVIEW_FIGURES, PAGE, RUN_INDEX, SORTS, list_sql, page_figures
 from trajectory.view.values import json_or_text as _json
 from trajectory.view.values import plain
 
-__all__ = ["NotFound", "QueryError", "StoreData", "TrajError", "default_store_path"]
+__all__ = ["Busy", "NotFound", "QueryError", "StoreData", "TrajError", "default_store_path"]
 
 SPLITS = ("tune", "holdout")
 VERDICT_OUTCOMES = ("pass", "fail", "error", "skipped", "na", "unjudged")
 RUN_OUTCOMES = ("succeeded", "failed", "confirmation", "takeover", "error", "timeout", "cancelled", "open")
 # Tables whose new commits make the viewer reopen its views (meta holds only the holdout log).
 WATCHED = ("events", "verdicts", "passes", "overrides")
+# A run is read CHUNK events at a time; its folded state is kept every CHECKPOINT events
+# (a multiple of CHUNK), for the FOLDED_RUNS runs shown last.
+CHUNK = 1000
+CHECKPOINT = 5000
+FOLDED_RUNS = 4
+# What a static copy's step panel does not show of a state (see replay_steps).
+STEP_UNSHOWN = ("initial_state", "screens", "actions")
+# A person's queries that may run at once (each within the memory limit); one more is refused.
+QUERIES_AT_ONCE = 2
 IMAGE_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".webp": "image/webp",
                ".gif": "image/gif"}
+
+
+class Busy(QueryError):
+    """As many queries as may run at once are running (a 503: try again)."""
 
 
 class StoreData:
     """A store as the viewer sees it: one pool (tune or holdout), read through sandboxed views."""
 
-    def __init__(self, path: str, split: str = "tune", *, background_index: bool = True):
+    def __init__(self, path: str | Store, split: str = "tune", *, background_index: bool = True,
+                 limits: QueryLimits | None = None):
         if split not in SPLITS:
             raise QueryError(f"--split must be one of {', '.join(SPLITS)}, got {split!r}")
-        self.store = Store(path)
+        # A Store as the CLI opened it (with its --storage-option values), or a path.
+        self.store = path if isinstance(path, Store) else Store(path)
+        # A person's queries run within the limits of `traj query` (its defaults unless given).
+        self.limits = limits or QueryLimits()
+        self._looked = False
+        self._running = threading.BoundedSemaphore(QUERIES_AT_ONCE)
         if not self.store.exists:
             raise NotFound(f"{self.store.loc}: no store here (run `traj demo` or `traj ingest` first)")
         self.split = split
@@ -183,8 +205,8 @@ class StoreData:
                 "FROM verdicts GROUP BY ALL ORDER BY ALL")
             series = self.rows(
                 "SELECT p.pass_id, p.kind, p.started_at, count(h.run_id) AS runs, "
-                "count(*) FILTER (WHERE h.outcome = 'pass') AS pass FROM passes p "
-                "JOIN verdict_history h USING (pass_id) GROUP BY ALL ORDER BY p.started_at, p.pass_id")
+                "count(*) FILTER (WHERE h.outcome = 'pass') AS pass, count(*) FILTER (WHERE h.outcome = 'fail') AS fail "
+                "FROM passes p JOIN verdict_history h USING (pass_id) GROUP BY ALL ORDER BY p.started_at, p.pass_id")
             counts = self.rows("SELECT (SELECT count(*) FROM passes) AS passes, "
                                "(SELECT count(*) FROM overrides) AS overrides")[0]
             counts["events"] = sum(g["events"] for g in groups)
@@ -201,11 +223,20 @@ class StoreData:
         return [{k: plain(v) for k, v in r.items()} for r in holdout_views(self.store)]
 
     def record_look(self, command: str, detail: dict[str, Any]) -> None:
-        """A look at the holdout pool is recorded, as ``traj query --split holdout`` records it."""
-        if self.split == "holdout":
+        """A look at the holdout pool is recorded, as ``traj query --split holdout`` records
+        it, once for this viewer: at its start (``traj view``), else at its first query.
+
+        Not at every request: any web page the person visits can make their browser send GETs
+        to 127.0.0.1, and a write per GET would let it fill the audit log."""
+        if self.split != "holdout":
+            return
+        with self._lock:
+            if self._looked:
+                return
             from trajectory.query.sql import record_holdout_view
 
             record_holdout_view(self.store, command, detail)
+            self._looked = True
 
     # -- the run list --------------------------------------------------------------------------
     def filter_options(self) -> dict[str, list[str]]:
@@ -263,56 +294,109 @@ class StoreData:
 
     # -- one run -------------------------------------------------------------------------------
     def _run_head(self, run_id: str) -> dict[str, Any]:
-        rows = self.rows("SELECT coalesce(split, 'tune') AS split, max(seq) AS last_seq, count(*) AS events "
-                         "FROM events WHERE run_id = $run_id GROUP BY ALL", {"run_id": run_id})
-        mine = [r for r in rows if r["split"] == self.split]
+        rows = self.rows("SELECT max(seq) AS last_seq, count(*) AS events FROM events WHERE run_id = $run_id "
+                         "HAVING count(*) > 0", {"run_id": run_id})
+        mine = [{"split": self.split, **r} for r in rows]
         if not mine:
-            if rows:
-                other = rows[0]["split"]
+            # ``events`` holds this pool's runs only; the viewer's own SQL may say which pool has it.
+            other = self.rows("SELECT split FROM _run_split WHERE run_id = $run_id", {"run_id": run_id})
+            if other:
+                other = other[0]["split"]
                 raise NotFound(f"run {run_id} is in the {other} pool; this viewer shows the {self.split} pool "
                                f"(start it with --split {other} to see it)")
-            raise NotFound(f"no such run: {run_id}")
+            raise NotFound(near_line("run", [run_id], [r["run_id"] for r in self.rows("SELECT DISTINCT run_id FROM events")]))
         return mine[0]
 
     def run_events(self, run_id: str, lo: int, hi: int) -> list[dict[str, Any]]:
         """The run's events with lo <= seq <= hi, as the spec's JSON objects."""
-        got = self.rows("SELECT data FROM events WHERE run_id = $run_id AND seq BETWEEN $lo AND $hi ORDER BY seq",
-                        {"run_id": run_id, "lo": lo, "hi": hi})
-        return [json.loads(r["data"]) for r in got]
+        return [json.loads(text) for text in self._event_texts(run_id, lo, hi)]
+
+    def _event_texts(self, run_id: str, lo: int, hi: int) -> list[str]:
+        """The run's events lo..hi as stored (JSON text). Read from all pools, without the
+        pool's filter (a scan per read): every caller has checked the run is in this pool
+        (``_run_head``) or took its id from the pool."""
+        with self.con() as con:
+            got = con.execute("SELECT data FROM _events_pooled WHERE run_id = $run_id AND seq BETWEEN $lo AND $hi "
+                              "ORDER BY seq", {"run_id": run_id, "lo": lo, "hi": hi}).fetchall()
+        return [r[0] for r in got]
+
+    def _chunks(self, run_id: str, lo: int, hi: int, newest_first: bool = False) -> Iterator[list[dict[str, Any]]]:
+        """The run's events lo..hi as JSON objects, CHUNK at a time (seq order within a chunk)."""
+        starts = range(lo - lo % CHUNK, hi + 1, CHUNK)
+        for a in reversed(starts) if newest_first else starts:
+            yield self.run_events(run_id, max(a, lo), min(hi, a + CHUNK - 1))
+
+    def _decoded(self, run_id: str, lo: int, hi: int) -> Iterator[list[Any]]:
+        from trajectory import events as ev
+
+        starts = range(lo - lo % CHUNK, hi + 1, CHUNK)
+        for a in starts:
+            yield [ev.DECODER.decode(text) for text in self._event_texts(run_id, max(a, lo), min(hi, a + CHUNK - 1))]
+
+    def folded(self, run_id: str, upto: int) -> Folded | None:
+        """The state after events 0..upto (None before seq 0), folded in chunks from the latest
+        checkpoint kept for the run (one every CHECKPOINT events, for the last few runs)."""
+        if upto < 0:
+            return None
+        with self.con():
+            folds = self.memo.setdefault("folds", {})
+            marks = folds.pop(run_id, {})
+            folds[run_id] = marks  # the latest run last
+            while len(folds) > FOLDED_RUNS:
+                folds.pop(next(iter(folds)))
+        base = max((s for s in marks if s <= upto), default=-1)
+        got = marks.get(base)
+        lo = base + 1
+        while lo <= upto:
+            hi = min(upto, lo + CHUNK - 1 - lo % CHUNK)
+            got = fold(self._decoded(run_id, lo, hi), got)
+            if got is None:
+                raise NotFound(f"no such run: {run_id}")
+            if (hi + 1) % CHECKPOINT == 0:
+                marks[hi] = got
+            lo = hi + 1
+        return got
 
     def replayed(self, run_id: str, at: int) -> tuple[dict[str, Any], dict[str, Any] | None, list[dict[str, Any]]]:
         """The replayed state after events 0..at and after 0..at-1 (None at seq 0), in the shape
-        ``traj show --json`` prints, and the screens seen up to ``at`` (seq, text, image)."""
-        from replay import apply, replay, view
+        ``traj show --json`` prints (a long run's lists shortened to their latest items, see
+        fold.py), and the latest screens seen up to ``at`` (seq, text, image)."""
         from trajectory import events as ev
 
-        got = self.rows("SELECT data FROM events WHERE run_id = $run_id AND seq <= $at ORDER BY seq",
-                        {"run_id": run_id, "at": at})
-        decode = ev.DECODER.decode
-        events = [decode(r["data"]) for r in got]
-        if not events:
+        got = self._event_texts(run_id, at, at)
+        if not got:
             raise NotFound(f"no such run: {run_id}")
-        before = replay(events[:-1]) if len(events) > 1 else None
-        after = apply(before, events[-1]) if before is not None else replay(events)
-        screens = [{"seq": s.seq, "text": s.text, "app": s.app, "image": s.image} for s in after.screens]
-        return plain(view(after)), None if before is None else plain(view(before)), screens
+        before = self.folded(run_id, at - 1)
+        event = ev.DECODER.decode(got[0])
+        after = step(before, event) if before is not None else fold([[event]])
+        assert after is not None
+        screens = [{"seq": s.seq, "text": s.text, "app": s.app, "image": s.image} for s in after.state.screens]
+        return plain(after.view()), None if before is None else plain(before.view()), screens
 
     def replay_steps(self, run_id: str) -> Iterator[tuple[dict[str, Any], dict[str, Any] | None, list[dict[str, Any]]]]:
-        """:meth:`replayed` at every seq of the run, in one fold (for a static copy)."""
-        from replay import apply, replay, view
-        from trajectory import events as ev
-
-        decode = ev.DECODER.decode
-        got = self.rows("SELECT data FROM events WHERE run_id = $run_id ORDER BY seq", {"run_id": run_id})
+        """:meth:`replayed` at every seq of the run, in one fold (for a static copy: its states
+        leave out what a step's panel does not show, the initial state and the lists of screens
+        and actions, which would be copied at every step)."""
+        head = self._run_head(run_id)
+        before: Folded | None = None
         before_view = None
-        state = None
-        for r in got:
-            e = decode(r["data"])
-            state = replay([e]) if state is None else apply(state, e)
-            screens = [{"seq": s.seq, "text": s.text, "app": s.app, "image": s.image} for s in state.screens]
-            now = plain(view(state))
-            yield now, before_view, screens
-            before_view = now
+        for chunk in self._decoded(run_id, 0, head["last_seq"]):
+            for e in chunk:
+                now = step(before, e) if before is not None else fold([[e]])
+                assert now is not None
+                screens = [{"seq": s.seq, "text": s.text, "app": s.app, "image": s.image} for s in now.state.screens]
+                now_view = plain({k: v for k, v in now.view().items() if k not in STEP_UNSHOWN})
+                yield now_view, before_view, screens
+                before, before_view = now, now_view
+            if before is not None:
+                before = before.trimmed()
+
+    def evidence(self, run_id: str, last_seq: int, checks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Each check's evidence event (changes.evidence), the run read from its end in chunks."""
+        from trajectory.view.changes import find_evidence
+
+        newest_first = (e for chunk in self._chunks(run_id, 0, last_seq, newest_first=True) for e in reversed(chunk))
+        return find_evidence(newest_first, checks)
 
     def run_verdicts(self, run_id: str) -> dict[str, Any]:
         """The run's verdict history (oldest first), its current verdict with its checks, its
@@ -437,7 +521,7 @@ class StoreData:
         known = set(self.pass_ids())
         for p in (a, b):
             if p not in known:
-                raise NotFound(f"no such pass: {p}")
+                raise NotFound(near_line("pass", [p], known))
         both = ("WITH a AS (SELECT * FROM verdict_history WHERE pass_id = $a), "
                 "b AS (SELECT * FROM verdict_history WHERE pass_id = $b) ")
         pair = {"a": a, "b": b}
@@ -470,61 +554,35 @@ class StoreData:
 
     # -- queries -------------------------------------------------------------------------------
     def query(self, sql: str, limit: int) -> dict[str, Any]:
-        """A person's SQL, refused or answered exactly as ``traj query`` does; at most ``limit``
-        rows come back (``more`` says there were others)."""
-        import duckdb
-
-        from trajectory.query.sql import check_sql
-
-        with self.con() as con:
-            check_sql(con, sql)
-            try:
-                rel = con.sql(sql)
-                table = rel.limit(limit + 1).to_arrow_table()
-            except duckdb.Error as exc:
-                raise QueryError(_one_line(exc)) from exc
-        rows = table.to_pylist()
-        self.record_look("query", {"sql": sql, "via": "traj view"})
+        """A person's SQL, refused or answered exactly as ``traj query`` answers it, within the
+        same limits; at most ``limit`` rows come back (``more`` says there were others)."""
+        table = self.query_table(sql, "traj view")
+        rows = table.slice(0, limit + 1).to_pylist()
         return {"columns": table.column_names, "rows": [[plain(r[c]) for c in table.column_names] for r in rows[:limit]],
                 "more": len(rows) > limit}
 
-    def query_batches(self, sql: str) -> Iterator[tuple[list[str], list[dict[str, Any]]]]:
-        """All rows of a person's SQL in batches (for a download), on a connection of its own
-        so that a long download does not hold the pages up."""
-        import duckdb
+    def query_table(self, sql: str, via: str) -> Any:
+        """The whole result of a person's SQL through ``traj query``'s own entry point (its
+        sandbox, its pool walls and its time, row and memory limits), on a connection of its
+        own: the pages keep answering meanwhile, and a query a limit stops leaves nothing held.
+        At most QUERIES_AT_ONCE run at once; another is refused, not queued."""
+        from trajectory.reports.show import run_query
 
-        from trajectory.query.sql import Views, check_sql
-
-        views = Views(self.store, split=self.split, threads=1)
+        if not self._running.acquire(blocking=False):
+            raise Busy(f"busy: {QUERIES_AT_ONCE} queries are running in this viewer; try again when one ends")
         try:
-            check_sql(views.con, sql)
-            try:
-                reader = views.con.sql(sql).to_arrow_reader(10_000)
-            except duckdb.Error as exc:
-                raise QueryError(_one_line(exc)) from exc
-            self.record_look("query", {"sql": sql, "via": "traj view download"})
-            names = reader.schema.names
-            yield names, []
-            for batch in reader:
-                yield names, [{k: plain(v) for k, v in r.items()} for r in batch.to_pylist()]
+            # A holdout look is this viewer's one look (see record_look), recorded before the
+            # query runs: its error messages may show holdout values too.
+            self.record_look("query", {"sql": sql, "via": via})
+            return run_query(self.store, sql, split=self.split, limits=self.limits, record=False)
         finally:
-            views.close()
+            self._running.release()
 
     def examples(self) -> list[tuple[str, str]]:
         """The demo's example queries, and a few more a person asks first."""
         from trajectory.demo import QUERIES
 
-        return list(QUERIES) + [
-            ("flips between the two latest passes",
-             "WITH latest AS (SELECT pass_id, row_number() OVER (ORDER BY started_at DESC, pass_id DESC) AS k "
-             "FROM passes QUALIFY k <= 2), h AS (SELECT h.run_id, h.suite, h.task, h.outcome, l.k "
-             "FROM verdict_history h JOIN latest l USING (pass_id)) SELECT b.suite, b.task, b.run_id, "
-             "b.outcome AS before, a.outcome AS after FROM h a JOIN h b ON a.run_id = b.run_id AND a.k = 1 "
-             "AND b.k = 2 WHERE a.outcome <> b.outcome ORDER BY ALL"),
-            ("failed checks, most common first",
-             "SELECT suite, c.name AS check_name, count(*) AS failures FROM verdicts, unnest(checks) AS t(c) "
-             "WHERE NOT c.passed GROUP BY ALL ORDER BY failures DESC, suite, check_name LIMIT 20"),
-        ]
+        return list(QUERIES) + list(MORE_EXAMPLES)
 
     # -- static export -----------------------------------------------------------------------
     def run_ids(self) -> list[str]:
@@ -540,7 +598,3 @@ class StoreData:
         rows = [{"answer": a} for a in answers] + [{"device": d} for d in devices] + [{"images": images}]
         return Scrubber(rows, True)
 
-
-def _one_line(exc: Exception) -> str:
-    text = str(exc).strip().splitlines()
-    return text[0] if text else type(exc).__name__

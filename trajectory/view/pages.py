@@ -7,8 +7,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from trajectory.query.names import near_line
+from trajectory.query.rates import pass_rate
 from trajectory.view.changes import evidence, state_changes
-from trajectory.view.data import RUN_OUTCOMES, SORTS, VERDICT_OUTCOMES, QueryError, StoreData, TrajError
+from trajectory.view.data import RUN_OUTCOMES, Busy, SORTS, VERDICT_OUTCOMES, NotFound, QueryError, StoreData, TrajError
 
 PER_PAGE = 50
 MAX_PER_PAGE = 500
@@ -53,7 +55,8 @@ def overview(data: StoreData) -> dict[str, Any]:
         s["tasks"] += 1
     for rows in (by_suite.values(), o["tasks"]):
         for r in rows:
-            r["pass_rate"] = round(r["pass"] / r["judged"], 4) if r["judged"] else None
+            rate = pass_rate(r)  # the one definition: pass / (pass + fail), others apart
+            r["pass_rate"] = None if rate is None else round(rate, 4)
     for b in o["batches"]:
         b["tokens"] = b["input_tokens"] + b["output_tokens"]
         b["model_s"] = round(b["model_ms"] / 1000, 1)
@@ -62,7 +65,7 @@ def overview(data: StoreData) -> dict[str, Any]:
         "runs": sum(s["runs"] for s in o["suites"]), "events": o["counts"]["events"],
         "passes": o["counts"]["passes"], "overrides": o["counts"]["overrides"], "holdout_views": o["holdout_views"],
         "suites": list(by_suite.values()), "tasks": o["tasks"], "batches": o["batches"],
-        "pass_series": [{**p, "pass_rate": round(p["pass"] / p["runs"], 4) if p["runs"] else None}
+        "pass_series": [{**p, "pass_rate": None if pass_rate(p) is None else round(pass_rate(p), 4)}
                         for p in o["pass_series"]],
     }
 
@@ -86,18 +89,36 @@ def runs(data: StoreData, params: Mapping[str, str]) -> dict[str, Any]:
     page = _int(params, "page", 1, lo=1)
     per_page = _int(params, "per_page", PER_PAGE, lo=1, hi=MAX_PER_PAGE)
     assert page is not None and per_page is not None
+    options = data.filter_options()
+    for key in ("suite", "task", "batch"):
+        # A name that matches nothing is an error with the near names, never an empty list.
+        if filters.get(key) and filters[key] not in options[key]:
+            raise NotFound(near_line(key, [filters[key]], options[key],
+                                     where=f"the {data.split} pool"))
     got = data.run_list(filters, sort, order == "desc", page, per_page)
     return {"filters": filters, "sort": sort, "order": order, **_paging(got["total"], page, per_page),
-            "runs": got["runs"], "indexed": got["indexed"], "options": {**data.filter_options(), "outcome": list(VERDICT_OUTCOMES),
+            "runs": got["runs"], "indexed": got["indexed"], "options": {**options, "outcome": list(VERDICT_OUTCOMES),
                                              "ran": list(RUN_OUTCOMES), "sort": list(SORTS)}}
 
 
-def state_at(data: StoreData, run_id: str, at: int, last_seq: int, events: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+def state_at(data: StoreData, run_id: str, at: int, last_seq: int,
+             events: Mapping[int, dict[str, Any]] | None = None) -> dict[str, Any]:
     """The replayed state at ``at``, what changed since ``at - 1``, the event at ``at`` and the
-    screen the agent saw then."""
+    screen the agent saw then (``events``: some of the run's events by seq, already read)."""
     state, before, screens = data.replayed(run_id, at)
-    event = events[at] if events is not None and at < len(events) else data.run_events(run_id, at, at)[0]
+    event = events[at] if events is not None and at in events else data.run_events(run_id, at, at)[0]
     return time_travel(data, run_id, at, last_seq, event, state, before, screens)
+
+
+def panels(data: StoreData, run_id: str) -> dict[str, bool]:
+    """Which state panels a run has: the AnswerSheet (a grounded run, or one that set it) and
+    the screen (a run that read one); a text-mode import shows neither."""
+    (row,) = data.rows(
+        "SELECT count(*) FILTER (WHERE kind = 'sheet_changed') AS sheet, "
+        "count(*) FILTER (WHERE kind = 'screen_read') AS screen, "
+        "bool_or(kind = 'run_started' AND coalesce(mode, 'grounded') = 'grounded') AS grounded "
+        "FROM events WHERE run_id = $run_id", {"run_id": run_id})
+    return {"sheet": bool(row["sheet"] or row["grounded"]), "screen": bool(row["screen"])}
 
 
 def time_travel(data: StoreData, run_id: str, at: int, last_seq: int, event: dict[str, Any], state: dict[str, Any],
@@ -111,7 +132,7 @@ def time_travel(data: StoreData, run_id: str, at: int, last_seq: int, event: dic
     route = state.get("route") or {}
     return {"at": at, "last_seq": last_seq, "event": event, "state": state, "sheet": sheet,
             "app": route.get("app") or (screen or {}).get("app"),
-            "changes": state_changes(before, state), "screen": screen}
+            "changes": state_changes(before, state), "screen": screen, "panels": panels(data, run_id)}
 
 
 def run(data: StoreData, run_id: str, params: Mapping[str, str]) -> dict[str, Any]:
@@ -120,22 +141,23 @@ def run(data: StoreData, run_id: str, params: Mapping[str, str]) -> dict[str, An
     last = head["last_seq"]
     at = _int(params, "at", last, lo=0, hi=last)
     assert at is not None
-    events = data.run_events(run_id, 0, last)
     pages = max(1, -(-(last + 1) // TIMELINE_PAGE))
     tpage = _int(params, "tpage", at // TIMELINE_PAGE + 1, lo=1, hi=pages)
     assert tpage is not None
     lo = (tpage - 1) * TIMELINE_PAGE
+    # One page of the timeline is read, never the whole run (a run can have 100,000 events).
+    events = data.run_events(run_id, lo, lo + TIMELINE_PAGE - 1)
     current = head["current"]
     if current is not None:
-        for c in current["checks"]:
-            c["evidence"] = evidence(events, c)
+        for c, found in zip(current["checks"], data.evidence(run_id, last, current["checks"])):
+            c["evidence"] = found
     return {
         "run_id": run_id, "split": head["split"], "last_seq": last, "event_count": head["events"],
         "start": head["start"], "finish": head["finish"],
         "verdict": current, "shown": head["shown"], "overrides": head["overrides"],
         "history": [{k: v for k, v in h.items() if k not in ("checks", "details")} for h in head["history"]],
-        "timeline": {"events": events[lo:lo + TIMELINE_PAGE], "page": tpage, "pages": pages, "per_page": TIMELINE_PAGE},
-        "time_travel": state_at(data, run_id, at, last, events),
+        "timeline": {"events": events, "page": tpage, "pages": pages, "per_page": TIMELINE_PAGE},
+        "time_travel": state_at(data, run_id, at, last, {e["seq"]: e for e in events}),
     }
 
 
@@ -189,4 +211,5 @@ def query(data: StoreData, params: Mapping[str, str]) -> dict[str, Any]:
         except QueryError as exc:
             # The page stays (with the SQL to fix); the refusal is the answer, with status 400.
             out["error"] = str(exc)
+            out["status"] = 503 if isinstance(exc, Busy) else 400
     return out

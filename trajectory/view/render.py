@@ -133,7 +133,9 @@ def _num(value: Any, digits: int = 0) -> str:
 
 
 def _pct(value: Any) -> str:
-    return "—" if value is None else f"{100 * value:.0f}%"
+    from trajectory.query.rates import percent
+
+    return percent(value)
 
 
 def environment() -> jinja2.Environment:

@@ -76,3 +76,16 @@ def list_sql(sort: str) -> str:
 def page_figures() -> str:
     """The runs view's row of each run in ``$ids`` (the figures a page without the index shows)."""
     return f"SELECT * EXCLUDE ({_EXCLUDED}) FROM runs WHERE list_contains($ids, run_id)"
+
+# The query page's examples after the demo's own: a few more a person asks first.
+MORE_EXAMPLES = (
+    ("flips between the two latest passes",
+     "WITH latest AS (SELECT pass_id, row_number() OVER (ORDER BY started_at DESC, pass_id DESC) AS k "
+     "FROM passes QUALIFY k <= 2), h AS (SELECT h.run_id, h.suite, h.task, h.outcome, l.k "
+     "FROM verdict_history h JOIN latest l USING (pass_id)) SELECT b.suite, b.task, b.run_id, "
+     "b.outcome AS before, a.outcome AS after FROM h a JOIN h b ON a.run_id = b.run_id AND a.k = 1 "
+     "AND b.k = 2 WHERE a.outcome <> b.outcome ORDER BY ALL"),
+    ("failed checks, most common first",
+     "SELECT suite, c.name AS check_name, count(*) AS failures FROM verdicts, unnest(checks) AS t(c) "
+     "WHERE NOT c.passed GROUP BY ALL ORDER BY failures DESC, suite, check_name LIMIT 20"),
+)

@@ -17,6 +17,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
+from trajectory.query.rates import pass_rate, percent
 from trajectory.query.sql import Views, json_default, record_holdout_view
 from trajectory.reports.share import safe_id, share_row
 from trajectory.store.delta import Store
@@ -66,9 +67,9 @@ def shared_rows(store: Store, split: str) -> tuple[list[dict[str, Any]], list[di
     return shared, shared_passes
 
 
-def write_shared(store_path: str, out: str | Path, split: str) -> str:
+def write_shared(store_path: str | Store, out: str | Path, split: str) -> str:
     """Write the shared copy of the ``split`` pool to ``out``; returns a one-line summary."""
-    store = Store(store_path)
+    store = store_path if isinstance(store_path, Store) else Store(store_path)
     if split == "holdout":
         record_holdout_view(store, "view --static", {"share": True})
     runs, passes = shared_rows(store, split)
@@ -79,7 +80,7 @@ def write_shared(store_path: str, out: str | Path, split: str) -> str:
         by_task[(r["suite"], r["task"])][r["outcome"] or "unjudged"] += 1
     overview = [
         [suite, task, sum(c.values()), *(c[o] for o in OUTCOMES), c["unjudged"],
-         f"{100 * c['pass'] / (c['pass'] + c['fail']):.0f}%" if c["pass"] + c["fail"] else "—"]
+         percent(pass_rate(c))]
         for (suite, task), c in sorted(by_task.items(), key=lambda kv: (str(kv[0][0]), str(kv[0][1])))
     ]
     pages = {

@@ -13,15 +13,17 @@ scores, figures and check names only.
 
 from __future__ import annotations
 
-import csv
 import hashlib
-import io
 import json
 import shutil
 from pathlib import Path
 from typing import Any
 
+from markupsafe import Markup
+
+from trajectory.store.delta import Store
 from trajectory.view import pages
+from trajectory.view.changes import world_patch
 from trajectory.view.data import NotFound, StoreData
 from trajectory.view.render import STATIC, StaticLinks, render, run_file
 
@@ -92,25 +94,52 @@ def _write(path: Path, text: str) -> None:
 
 
 def _run_page(data: StoreData, run_id: str, links: StaticLinks, out: Path, share: bool) -> None:
+    """A run's page with the state at every seq in it, in a size that grows with the events,
+    not with events x world state: each step's panel is stored without the world state and the
+    screen; each screen read once; the world state as its first value and each step's changes
+    (changes.world_patch), which the page's script applies as the slider moves."""
     ctx = pages.run(data, run_id, {})
     last = ctx["last_seq"]
-    events = data.run_events(run_id, 0, last)
-    red = Redactor(data, share, events)
-    states = []
-    for seq, (state, before, screens) in enumerate(data.replay_steps(run_id)):
-        tt = pages.time_travel(data, run_id, seq, last, events[seq], state, before, screens)
+    events = [e for chunk in data._chunks(run_id, 0, last) for e in chunk]
+    red = Redactor(data, share, events if share else None)
+    steps: list[Markup] = []
+    screens: dict[str, Markup] = {}
+    world: Any = None
+    first: Any = None
+    patches: list[list[Any]] = []
+    tt: dict[str, Any] = {}
+    for seq, (state, before, shown) in enumerate(data.replay_steps(run_id)):
+        tt = red.state(pages.time_travel(data, run_id, seq, last, events[seq], state, before, shown))
         screen = tt.get("screen")
         if screen and screen.get("image_found") and not share:
             _copy_image(data, run_id, screen["seq"], links, out)
-        states.append(red.state(tt))
+        ref = "none" if not screen else str(screen["seq"])
+        if ref not in screens:
+            html = render("_screen.html", links, tt=tt, run_id=run_id)
+            screens[ref] = Markup(f'<template data-screen-seq="{ref}">') + Markup(html) + Markup("</template>")
+        now = red(tt["state"]["state"])
+        if seq == 0:
+            first = now
+        else:
+            ops = world_patch(world, now)
+            if ops:
+                patches.append([seq, ops])
+        world = now
+        step_tt = dict(tt, screen_ref=ref, world_ref=True)
+        html = render("_state.html", links, tt=step_tt, run_id=run_id)
+        steps.append(Markup(f'<template data-seq="{seq}">') + Markup(html) + Markup("</template>"))
     ctx["timeline"] = {"events": [red.event(e) for e in events], "page": 1, "pages": 1, "per_page": len(events)}
-    ctx["time_travel"] = states[-1]
+    ctx["time_travel"] = tt
     if ctx["verdict"] is not None:
         ctx["verdict"] = dict(ctx["verdict"], checks=[red.check(c) for c in ctx["verdict"]["checks"]])
     ctx["overrides"] = [dict(o, evidence=red.evidence(o["evidence"])) for o in ctx["overrides"]]
     if share:
         ctx["start"] = dict(ctx["start"], device="[device]" if ctx["start"].get("device") else None)
-    _write(out / run_file(run_id), render("run.html", links, **red({**ctx, "static_states": states}),
+    # JSON inside <script>: no "<" at all, so that no text of the run can close the element.
+    world_steps = json.dumps({"initial": first, "patches": patches}, ensure_ascii=False, default=str)
+    world_steps = world_steps.replace("<", "\\u003c").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+    _write(out / run_file(run_id), render("run.html", links, **red(ctx), static_states=steps,
+                                          static_screens=list(screens.values()), world_steps=Markup(world_steps),
                                           store=None if share else data.path))
 
 
@@ -128,18 +157,17 @@ def _copy_image(data: StoreData, run_id: str, seq: int, links: StaticLinks, out:
 
 
 def _table_files(result: dict[str, Any], base: Path) -> None:
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(result["columns"])
-    for row in result["rows"]:
-        writer.writerow(["" if v is None else json.dumps(v, ensure_ascii=False) if isinstance(v, (dict, list)) else v
-                         for v in row])
-    _write(base.with_suffix(".csv"), buf.getvalue())
+    from trajectory.query.sql import csv_cell
+
+    from trajectory.text import csv_line
+
+    text = "".join(csv_line(list(r)) + "\n" for r in [result["columns"], *([csv_cell(v) for v in row] for row in result["rows"])])
+    _write(base.with_suffix(".csv"), text)
     rows = [dict(zip(result["columns"], row)) for row in result["rows"]]
     _write(base.with_suffix(".json"), json.dumps(rows, ensure_ascii=False) + "\n")
 
 
-def write_static(store: str, out: str | Path, *, split: str = "tune", share: bool = False) -> str:
+def write_static(store: str | Store, out: str | Path, *, split: str = "tune", share: bool = False) -> str:
     """Write every page of the store's ``split`` pool to ``out``; returns a one-line summary.
     ``share``: the allow-listed shared copy instead (see share_site.py)."""
     if share:

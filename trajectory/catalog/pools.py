@@ -1,0 +1,53 @@
+"""Which pool (tune or holdout) a task declares, read without running anyone's code.
+
+A registered suite's pools are the data stored with its registration (registrations.py); a
+bundled suite's come from the bundled code, which ships with traj. Ingest stamps a new run with
+its task's pool, and the query views find the pool of runs stored without one, through this
+module: both sit below judging, which resolves suites to run them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import suites as suite_pkg
+
+from trajectory.catalog import registrations
+
+
+def builtin_by_name() -> dict[str, Any]:
+    """The bundled suites by every name they judge (the GUI suite judges several)."""
+    out: dict[str, Any] = {}
+    for name in suite_pkg.builtin_names():
+        suite = suite_pkg.load_builtin(name)
+        for alias in suite_pkg.aliases(suite):
+            out.setdefault(alias, suite)
+    return out
+
+
+def declared_split(suite: Any, task: str) -> str | None:
+    """The pool a loaded suite declares for ``task`` (None: none, or no such task)."""
+    try:
+        return suite.task_split(task)
+    except Exception:  # noqa: BLE001 - an unknown task simply has no own split
+        return None
+
+
+class Pools:
+    """``split_of(suite, task)`` over one store: registrations and bundled suites, each read once."""
+
+    def __init__(self, store: Any):
+        self.store = store
+        self._registered: dict[str, dict[str, Any]] | None = None
+        self._builtin: dict[str, Any] | None = None
+
+    def split_of(self, suite: str, task: str) -> str | None:
+        if self._registered is None:
+            self._registered = registrations.registrations(self.store)
+        reg = self._registered.get(suite)
+        if reg is not None:
+            return registrations.task_splits(self.store, suite, reg).get(task)
+        if self._builtin is None:
+            self._builtin = builtin_by_name()
+        bundled = self._builtin.get(suite)
+        return None if bundled is None else declared_split(bundled, task)
