@@ -36,8 +36,10 @@ OPEN = {
                   "read a bound as no value: value_classes bound_budao, test_matchers less_than_hour_is_vague)",
     "correction/time:bare_clock_face": "9 (found: a withdrawn 23:10 sets the answer's clock to 24 hours, so 11:25 no longer reads 23:25)",
     "question_denial/time:bare_clock_face": "9 (found: the same with an asked-and-denied 23:35)",
-    "approx/number:en_words": "found: 'approximately zero degrees' (zero after an approximation word is not read as 0)",
-    "negated_then/number:en_words": "found: 'not two alarms but one alarm' (the one after but is not read as 1)",
+    "negated_then/time:bare_clock_face": "9 (found: the same with a denied 22:57)",
+    "number:en_words": "found: English number words in some frames ('approximately zero degrees', 'one degrees', "
+                       "'not two alarms but one alarm', 'actually thirty-one degrees')",
+    "suffix_name/name:plain": "3 (found: a sequel number before markdown's closing ** (三体2**) is not read as a suffix)",
     "dev_grounded:number:cn_numeral": "found: 百分之五十六 after English words not grounded by 56%",
     "dev_grounded:bold_label_zh": "found: an LLM wrapper's label (答案：) makes a label:value item",
     "dev_grounded:bold_label_en": "found: the same (**Answer:**)", "dev_grounded:md_sure_zh": "found: the same (以下是查询结果：)",
