@@ -65,9 +65,9 @@ _DATE_RE = re.compile(
     r"|年\s*(?P<cym>\d{1,2})\s*月\s*(?P<cyd>\d{1,2})\s*[日号]?)"
     r"|(?<![\d/])(?P<um>\d{1,2})/(?P<ud>\d{1,2})/(?P<uy>\d{4})(?!\d)"
     r"|(?<![\d.])(?P<cm>\d{1,2})\s*月\s*(?P<cd>\d{1,2})(?!\d)\s*[日号]?"
-    # 4/10 is a date; 23/15 (a high and a low) is none.
-    r"|(?<![\d/.])(?<!\d:)(?P<nm>1[0-2]|0?[1-9])/(?P<nd>3[01]|[12]\d|0?[1-9])(?![\d/])(?![.:]\d)"
-    r"|(?<![\d/.-])(?<!\d:)(?P<dm>\d{2})-(?P<dd2>\d{2})(?![\d/-])(?![.:]\d)"
+    # 4/10 is a date; 23/15 (a high and a low) is none, nor 10-11个 or 3/4步 (counts, readings).
+    r"|(?<![\d/.])(?<!\d:)(?P<nm>1[0-2]|0?[1-9])/(?P<nd>3[01]|[12]\d|0?[1-9])(?![\d/])(?![.:]\d)(?!\s*[个次件台条项种名位人只步度%°℃])"
+    r"|(?<![\d/.-])(?<!\d:)(?P<dm>\d{2})-(?P<dd2>\d{2})(?![\d/-])(?![.:]\d)(?!\s*[个次件台条项种名位人只步度%°℃])"
     r"|(?P<mshift>上|这|本|下)个?月\s*(?P<msd>\d{1,2})\s*[日号]"
     # 16号, 5日 — but not the minutes of 6点40日出 (sunrise), nor 3号线 (a metro line).
     # 未来7日, 近3日, 7日内 count days: they name no day of the month.

@@ -130,9 +130,10 @@ _CAPITAL_RE = re.compile(r"[零壹贰貳叁參肆伍陆陸柒捌玖拾佰仟萬�
 # Thousands separators other than the comma: a space of any width (no-break, narrow no-break and
 # thin spaces are plain spaces after NFKC) or an apostrophe, the same one between every group of
 # exactly three digits: "1 234" and "1'234'567" are 1,234 and 1,234,567. Not after a letter, a
-# digit and a space (a list "7 8 900") or a separator, and not before a percent sign ("7 100%").
+# digit and a space (a list "7 8 900") or a separator (a slash only after a digit: 3/4 500), and
+# not before a percent sign ("7 100%").
 _GROUPED_RE = re.compile(
-    r"(?<![A-Za-z0-9_.,'’:/-])(?<!\d\s)(?P<lead>[1-9]\d{0,2})(?P<sep>[ '’])\d{3}(?:(?P=sep)\d{3})*"
+    r"(?<![A-Za-z0-9_.,'’:-])(?<![\d\s]/)(?<!\d\s)(?P<lead>[1-9]\d{0,2})(?P<sep>[ '’])\d{3}(?:(?P=sep)\d{3})*"
     r"(?![\d%])(?!\s?%)(?![ '’]\d)(?![.:/,]\d{3})"
 )
 _KUAI_RE = re.compile(r"(?<![\d.])(\d+)\s*块\s*(\d)(?:\s*[毛角])?(?![\d.])(?!\s*(?:个|块|分|[a-zA-Z]))")

@@ -13,7 +13,8 @@ matcher and check path sees the same claims.
   "the 4 I said earlier was wrong") that value is withdrawn wherever the answer gives it. A
   clause that withdraws no value of its own (抱歉看错了，是22度) takes back the clause before it.
 * List markers: item numbers of a numbered list ("1. 北京 2. 上海", "1、… 2、…", "(1) … (2) …")
-  are no values: a run of two or more consecutive item numbers from 1, each before an item's text. A
+  are no values: a run of two or more consecutive item numbers from 1, each before an item's text,
+  or a lone "1. " opening the line below a colon (a list of one). A
   marker starts a clause, so what one item says (已关闭) is not said of the next.
 * Struck-out text (markdown ``~~07:00~~``) is marked off: nothing in it is claimed.
 """
@@ -71,10 +72,19 @@ def list_markers(text: str) -> list[Span]:
         if run and n == run[-1][1] + 1:
             run.append((span, n))
             continue
-        if len(run) >= 2 and run[0][1] == 1:
+        if (len(run) >= 2 and run[0][1] == 1) or (len(run) == 1 and _lone_item(text, *run[0])):
             out += [sp for sp, _ in run]
         run = [(span, n)]
     return out
+
+
+def _lone_item(text: str, span: Span, n: int) -> bool:
+    """A one-item list: "1. " opening a line below a line that ends in a colon (结果如下：\n1. …,
+    Here is what I found:\n1. …) is the item number of a list of one, as markdown shows it."""
+    a, b = span
+    if n != 1 or a <= 0 or text[a - 1] != "\n" or not text[b : b + 1].isspace():
+        return False
+    return text[:a].rstrip().endswith((":", "："))
 
 
 def struck(text: str) -> list[Span]:

@@ -82,8 +82,9 @@ _MAIN_RE = re.compile(  # 14:30, 下午2点30分, 2点半, 3点1刻, 8点差5分
     r"(?:\s*(?:(?P<zheng>整)|(?P<half>半)|(?P<q>[123])\s*刻(?!钟)|差\s*(?:(?P<chm>\d{1,2})\s*分钟?|(?P<chq>[123])\s*刻)"
     r"|(?P<zm>\d{1,2})(?!\d)(?!\.\d)(?:\s*分钟?)?))?"
     r"|\.(?P<dm>\d{2})(?=\s*[ap]\.?\s?m(?![a-z]))"
-    # 14h30, 7h30: "h" as the hours separator (1h30m and 1h30min are durations only).
-    r"|h(?P<hm>[0-5]\d)(?![\d.:])(?!\s*(?:m|mins?|minutes?)(?![a-z]))"
+    # 14h30, 7h30: "h" as the hours separator (1h30m and 1h30min are durations only); a full
+    # stop after it ends the sentence ("at 23h50.").
+    r"|h(?P<hm>[0-5]\d)(?![\d:])(?!\.\d)(?!\s*(?:m|mins?|minutes?)(?![a-z]))"
     # English hour-only times need AM/PM or o'clock: "3" alone is not a time.
     r"|(?=\s*(?:[ap]\.?\s?m|noon|midnight)(?![a-z]))"
     r"|(?=\s*(?:in\s+the\s+(?:morning|afternoon|evening)|at\s+night|tonight)(?![a-z]))"
@@ -262,7 +263,7 @@ _DURATION_RE = re.compile(
     rf"|(?P<half>半)\s*个?\s*{_H_UNIT}"
     r"|(?P<ch>\d+):(?P<cm>\d{2})(?::(?P<cs>\d{2}))?(?![\d:])"
     rf"|(?P<eh>\d+(?:\.\d+)?)\s*(?:and\s+a\s+(?P<efrac>half|quarter)\s+)?{_EN_H}"
-    rf"(?:\s*,?\s*(?:and\s+)?(?P<em>\d+)\s*{_EN_M}|(?<=h)(?P<em0>\d{{1,2}})(?![\d.:])"
+    rf"(?:\s*,?\s*(?:and\s+)?(?P<em>\d+)\s*{_EN_M}|(?<=h)(?P<em0>\d{{1,2}})(?![\d:])(?!\.\d)"
     r"|\s+and\s+a\s+(?P<efrac2>half|quarter)(?![a-z]))?"
     r"|(?P<em2>\d+)\s*(?:minutes?|mins?)(?![a-z])"
     r"|(?<![a-z])(?P<anhour>an?\s+hour)(?:\s+and\s+a\s+(?P<anfrac>half|quarter))?"

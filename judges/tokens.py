@@ -381,11 +381,24 @@ def _mark_pairs(text: str, tokens: list[Token]) -> list[Token]:
                 gap = gap.lstrip()[len(t1.unit) :]
             if len(gap) > 12:
                 continue
-            if _HEDGE_RE.match(gap) or (t1.kind in ("time", "duration") and gap.strip() == "/"):
+            if _HEDGE_RE.match(gap) or (t1.kind in ("time", "duration") and gap.strip() == "/") or (
+                    t1.kind == "number" and _slash_alternatives(text, t1, t2, gap)):
                 out[a], out[b] = replace(t1, hedged=True), replace(t2, hedged=True)
             elif _RANGE_RE.match(gap) or (t1.kind == "number" and gap == "" and text[t2.start - 1 : t2.start] == "~"):
                 out[a], out[b] = replace(t1, ranged=True), replace(out[b], ranged=True)
     return out
+
+
+# 44%/34%, 5°/6度, 11个/12个, force 7/level 6, 5 alarms/6 alarms: a slash between two values
+# that each carry their unit or word offers two; a bare 3/4 (a fraction, a date) does not.
+_SLASH_GAP_RE = re.compile(r"^\s*(?:[^\W\d_]{1,8}\s*)?/\s*(?:[a-z]{1,8}\s*)?$", re.IGNORECASE)
+
+
+def _slash_alternatives(text: str, t1: Token, t2: Token, gap: str) -> bool:
+    if not _SLASH_GAP_RE.match(gap):
+        return False
+    raw = text[t1.end : t2.start]
+    return not (raw == "/" and not t1.unit)
 
 
 _SPAN_AFTER_RE = re.compile(r"\s*(?:之间|中间|左右|前后|上下|吧)")
@@ -436,8 +449,11 @@ def _clock_face(text: str, t: Token, clause: Clause, found: list[Token]) -> bool
         return True
     if _CLOCK_AFTER_RE.match(text, t.end):
         return True  # 行程：9:00出发 names a time
-    return not (_CUE_BEFORE_RE.search(text, clause.start, t.start) or _CUE_DIRECT_RE.search(text, clause.start, t.start)
-                or _CUE_AFTER_RE.match(text, t.end))
+    # The cue may stand earlier on the line: a correction or a denial replaces the duration it
+    # named (用时不是120分，是1:30; 全程80分，修正后为1:30; 用时2小时14分吗？不是，是2:15).
+    line = text.rfind("\n", 0, t.start) + 1
+    return not (_CUE_BEFORE_RE.search(text, min(line, clause.start), t.start)
+                or _CUE_DIRECT_RE.search(text, clause.start, t.start) or _CUE_AFTER_RE.match(text, t.end))
 
 
 class Scan:
@@ -463,12 +479,19 @@ class Scan:
         of alternatives, and no negation outside the span denies it (negators inside it belong
         to the value: 未通过). Every matcher and check path reads an answer's hits with this."""
         clause = self.clause_at(a)
-        if clause.question or self.alternatives(a, b) or self.taken_back(a, b):
+        if clause.question or self.alternatives(a, b) or self.taken_back(a, b) or self._offered(a, b):
             return False
         if _overlaps((a, b), self.markers):
             return False
         body = self.text[clause.start : a] + " " * (b - a) + self.text[b : clause.end]
         return not denies_at(body, a - clause.start, b - clause.start)
+
+    def _offered(self, a: int, b: int) -> bool:
+        """Does text[a:b] lie on a value offered as one of two (5°或6度, 44%/34%, 4-5个, 6:40或7:40)?
+        The words beside the span need not be the hedge's: a unit may stand between. A span of
+        times (10:00-22:00) still states its ends."""
+        return any((t.hedged or (t.ranged and t.kind == "number")) and t.start < b and a < t.end
+                   for t in self.tokens)
 
     def taken_back(self, a: int, b: int) -> bool:
         """Is what stands at text[a:b] taken back (its clause retracted or corrected) or

@@ -210,6 +210,7 @@ _LIST_MARKER_RE = re.compile(
 _LABEL_RE = re.compile(r"([^\s:,。;、!?()\[\]【】]{1,20})\s*:(?!//)\s*")
 _CLAUSE_END_RE = re.compile(r"[。;、!?\n]|(?<!\d),|,(?!\d{3}(?!\d))")
 _WS_RE = re.compile(r"\s+")
+_H_FORM_RE = re.compile(r"\d{1,2}h[0-5]\d", re.IGNORECASE)
 
 
 def _squeeze(text: str) -> str:
@@ -226,7 +227,12 @@ _RANK_RE = re.compile(r"(?:第|前|头|排名|top\s*|no\.?\s*|#)$", re.IGNORECAS
 def _restates(text: str, t: Any) -> bool:
     if _RANK_RE.search(text[max(0, t.start - 4) : t.start]):
         return True
-    return t.value == 1 and "\u4e00" <= text[t.end : t.end + 1] <= "\u9fff"
+    # 一款, 一班 restate; 1级 (wind force), 1度 are readings.
+    nxt = text[t.end : t.end + 1]
+    return t.value == 1 and "\u4e00" <= nxt <= "\u9fff" and nxt not in _READING_UNITS
+
+
+_READING_UNITS = "级度"
 
 
 # A code: letters and digits together (G11, A380, CMCC-8F2A, Xiaomi_5G_2F, PM2.5).
@@ -259,7 +265,7 @@ class Items:
                     self.texts.append(inner)
                 covered.append(m.span())
             self._pairs(s, covered)
-            covered += [m.span() for m in _LIST_MARKER_RE.finditer(s.text)]
+            covered += [m.span() for m in _LIST_MARKER_RE.finditer(s.text)] + list(s.markers)
         # A value the answer takes back (20度，不对，是22度; 之前说的4个是我数错了) is not
         # claimed, so it needs no screen: the same reading as every other path (Scan.claims).
         tokens = [t for t in s.tokens if not _inside((t.start, t.end), covered) and not (items and s.taken_back(t.start, t.end))]
@@ -275,9 +281,13 @@ class Items:
         # unless its clause says it is a duration (时长 1:30, 用时1:30). 1h30 is a duration too.
         durations = [t for t in tokens if t.kind == "duration" and not t.clock]
         self.durations = [t.value for t in durations]
+        self._duration_spans = {(t.start, t.end): t.value for t in durations}
         # 用时1:30 and 1h30 are durations, not also the clock times 01:30 and 13:30.
         as_duration = {(t.start, t.end) for t in durations}
         self.times = [t.value for t in tokens if t.kind == "time" and (t.start, t.end) not in as_duration]
+        # 14h30 reads as the time 14:30 and as a duration of 870 minutes: either reading grounds it.
+        self.either = {(t.start, t.end): t.value for t in tokens if t.kind == "time" and (t.start, t.end) in as_duration
+                       and _H_FORM_RE.fullmatch(s.text, t.start, t.end)}
         spans = [(t.start, t.end) for t in durations] + [(t.start, t.end) for t in tokens if t.kind == "date"]
         self.versions = [t.value for t in tokens if t.kind == "version"]
         # A number inside a duration (the 1 and 5 of 1小时5分) or a date (the 2026 of 2026年4月5日)
@@ -315,8 +325,12 @@ class Items:
             ("text", self.texts), ("time", self.times), ("date", self.dates), ("duration", self.durations),
             ("version", self.versions), ("number", self.numbers), ("code", self.codes),
         )
-        for kind, values in groups:
+        either = {d: self.either[sp] for sp, d in self._duration_spans.items() if sp in self.either}
+        for group, values in groups:
             for v in values:
+                kind = group
+                if kind == "duration" and v in either:
+                    kind, v = "either", (either.pop(v), v)
                 key = (kind, _squeeze(v) if kind == "text" else v)
                 if key in seen or key == ("text", ""):
                     continue
@@ -333,6 +347,8 @@ class Items:
             parts = re.findall(r"[A-Za-z]+|\d+|[_\-]", value)
             pattern = r"\s*".join(re.escape(p) for p in parts)
             return re.search(rf"(?<![A-Za-z0-9_\-]){pattern}(?![A-Za-z0-9_]|-[A-Za-z0-9])", self.norm, re.IGNORECASE) is not None
+        if kind == "either":
+            return self.grounds("time", value[0]) or self.grounds("duration", value[1])
         if kind == "time":
             # 下午3点 is grounded by 15:00 and by 3:00, never by 03:00; 早上6点40分 not by 6:40 PM.
             return any(set(value) & set(t) for t in self.times)
@@ -364,6 +380,8 @@ def _same_version(a: tuple[int, ...], b: tuple[int, ...]) -> bool:
 
 
 def _show(kind: str, value: Any) -> str:
+    if kind == "either":
+        return _show("time", value[0])
     if kind == "time":
         return f"{value[0][0]:02d}:{value[0][1]:02d}"  # as written (a bare 3点 also reads 15:00)
     if kind == "date":

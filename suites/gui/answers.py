@@ -86,7 +86,7 @@ def stated_list(matcher: str, text: str, os_state: Any, *, units: tuple[str, ...
 
     def listed(t: Any) -> bool:
         clause = s.clause_at(t.start)
-        body = _own_part(s.text, clause.start, clause.end, t.start)
+        body = _own_part(s.text, clause.start, clause.end, t.start) + _dash_note(s, clause)
         return not (t.hedged or (clause.negated and _denies(body)) or OFF_STATE_RE.search(body))
 
     if matcher == "date":
@@ -119,6 +119,17 @@ def stated_list(matcher: str, text: str, os_state: Any, *, units: tuple[str, ...
 _HIGH_LOW_RE = re.compile(r"(?P<high>最高|高温|(?<![a-z])high(?:est|s)?(?![a-z]))|(?P<low>最低|低温|(?<![a-z])low(?:est|s)?(?![a-z]))",
                           re.IGNORECASE)
 _ASIDE_RE = re.compile(r"\([^()]*\)|【[^【】]*】")
+
+
+def _dash_note(s: Any, clause: Any) -> str:
+    """What a dash after an item adds about it: "11:45 — 已关闭" says 11:45 is off. The dash ends
+    the clause; the next one speaks of this item when it names no value of its own."""
+    if not s.text[clause.start:clause.end].rstrip().endswith(("—", "–")):
+        return ""
+    nxt = next((c for c in s.clauses if c.start == clause.end), None)
+    if nxt is None or re.search(r"\d", s.text[nxt.start:nxt.end]):
+        return ""
+    return " " + s.text[nxt.start:nxt.end]
 
 
 def _own_part(text: str, start: int, end: int, pos: int) -> str:

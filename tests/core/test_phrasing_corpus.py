@@ -24,30 +24,36 @@ import corpus_paths as P
 import corpus_report as R
 from corpus_constructs import CONSTRUCTS
 
-# Classes that disagree on main as of this corpus (commit c43b91a), by construct, kind:form or
-# wrapper (alone or after "path:"), with the issue 22 item (or "found": a class the corpus found beyond the list).
+# Classes that still disagree (after the merge of issue 22's two fixes, branch wip/judgemerge), by
+# construct, kind:form, wrapper or construct/kind:form (alone or after "path:"), with the issue 22
+# item or "found" (a class the corpus found beyond the list). Every class not named here is held
+# to the grader's verdict by the properties below; the fixed ones came off this list: corrections,
+# retractions, question denials, suffixed names, clock times as durations, other units, marked
+# lists and closed items, approximations, hedges (a slash or a unit between the values too),
+# 未来7日, 14h30, 两刻钟, Tue., every thousands separator, 用时1:30 grounded, a wrapper's "1.".
 OPEN = {
-    "correction": "2", "correction_back": "2", "question_denial": "6", "suffix_name": "3",
-    "clock_not_duration": "1", "wrong_unit": "5", "list_closed_marked": "4", "list_markers": "4",
-    "approx": "13", "hedge": "13", "bound_seed": "13 (seed 004: 不到1小时 for 0小时59分)", "count_of_days": "14",
-    "time:h_separator": "11", "time:bare_clock_face": "9", "duration:quarter": "12",
-    "date:en_weekday_abbr": "14", "number:sep_nbsp": "10", "number:sep_nnbsp": "10", "number:sep_thin": "10",
-    "number:sep_apostrophe": "10", "number:sep_space": "10",
-    "dev_grounded:duration:h_colon_mm": "1 (answer_grounded reads 用时1:30 as no duration)",
-    "dev_grounded:number:cn_numeral": "found: 四级 / 一级 after English words not grounded by 4级",
-    "number:en_words": "found: English 'one' as a count (one alarm) is not read as 1",
-    "numbered_one_zh": "4 (found: a wrapper's list marker '1.' states the value 1)", "numbered_one_en": "4 (same)",
+    "bound_seed": "13 (seed 004 lists 不到1小时 among the agent's spellings of 0小时59分; the value tests "
+                  "read a bound as no value: value_classes bound_budao, test_matchers less_than_hour_is_vague)",
+    "correction/time:bare_clock_face": "9 (found: a withdrawn 23:10 sets the answer's clock to 24 hours, so 11:25 no longer reads 23:25)",
+    "question_denial/time:bare_clock_face": "9 (found: the same with an asked-and-denied 23:35)",
+    "negated_then/time:bare_clock_face": "9 (found: the same with a denied 22:57)",
+    "number:en_words": "found: English number words in some frames ('approximately zero degrees', 'one degrees', "
+                       "'not two alarms but one alarm', 'actually thirty-one degrees')",
+    "suffix_name/name:plain": "3 (found: a sequel number before markdown's closing ** (三体2**) is not read as a suffix)",
+    "dev_grounded:number:cn_numeral": "found: 百分之五十六 after English words not grounded by 56%",
     "dev_grounded:bold_label_zh": "found: an LLM wrapper's label (答案：) makes a label:value item",
     "dev_grounded:bold_label_en": "found: the same (**Answer:**)", "dev_grounded:md_sure_zh": "found: the same (以下是查询结果：)",
-    "dev_grounded:sure_en": "found: the same (Here is the answer:)", "dev_grounded:polite_zh": "found: the same",
-    "dev_grounded:heading_zh": "found: the same", "dev_grounded:screen_zh": "found: the same",
+    "dev_grounded:sure_en": "found: the same (Here is the answer:)",
+    "dev_grounded:approx/number:digits": "found: 'roughly level 5' (level N is no reading answer_grounded takes)",
+    "dev_regex:list_markers": "4 (found: a list of ten whose 10th item is closed: its marker 10. is read as the count)",
 }
 
 
 def _open(path: str, case: G.Case) -> bool:
     form = f"{case.kind}:{case.form}"
-    return bool({case.construct, form, case.wrapper, f"{path}:{case.construct}", f"{path}:{form}",
-                 f"{path}:{case.wrapper}"} & set(OPEN))
+    both = f"{case.construct}/{form}"
+    return bool({case.construct, form, case.wrapper, both, f"{path}:{case.construct}", f"{path}:{form}",
+                 f"{path}:{case.wrapper}", f"{path}:{both}"} & set(OPEN))
 
 
 def test_the_corpus_is_deterministic_and_prefix_stable():
