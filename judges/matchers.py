@@ -266,6 +266,9 @@ def _value_spans(expected: Any, s: Scan, unit: str | None) -> list[tuple[int, in
     raise TypeError(f"match_value: unsupported expected type {type(expected).__name__}")
 
 
+_UNDER = re.compile(r"(?<![不非没])(?<!不是)(?<!并非)(?:不到|不足|未满)\s*$")
+
+
 def stated_spans(matcher: str, expected: Any, actual: Any, os_state: Any = None, *,
                  unit: str | None = None, tolerance_minutes: float = 5) -> list[tuple[int, int]]:
     """Where a free-text answer states `expected`: spans in the folded answer (``fold``).
@@ -288,8 +291,11 @@ def stated_spans(matcher: str, expected: Any, actual: Any, os_state: Any = None,
         wanted = _expected_minutes(expected)
         if re.fullmatch(r"\d+", s.text):
             return [(0, len(s.text))] if int(s.text) in wanted else []
-        return [(t.start, t.end) for t in s.of("duration", exact=True)
-                if t.value in wanted and (not t.clock or _alone(s, t))]
+        # Seed 004 lists 不到1小时 among the agent's ways of writing 0小时59分: "just under" N
+        # states the whole minute below N (a bound of any other kind states no value).
+        return [(t.start, t.end) for t in s.of("duration") if (not t.clock or _alone(s, t)) and (
+            (t.exact and t.value in wanted)
+            or (t.approx and not (t.hedged or t.ranged) and t.value - 1 in wanted and _UNDER.search(s.text[: t.start])))]
     if matcher == "date":
         now = D.now_date(os_state)
         want = D.expected_date(expected, now)

@@ -323,7 +323,8 @@ def test_parse_times(text, expected):
         ("decimal_vs_compound", "1.5小时", "1小时5分", False),
         ("colon_vs_compound", "1:30", "1小时3分", False),
         ("exact_no_tolerance", "90分钟", "91分钟", False),
-        ("less_than_hour_is_vague", "59分钟", "不到1小时", False),
+        ("just_under_an_hour_is_59_minutes", "59分钟", "不到1小时", True),  # seed 004, 4.3.5
+        ("just_under_is_not_the_bound_itself", "1小时", "不到1小时", False),
         ("clock_minutes_are_not_duration", "30分钟", "3点30分", False),
         ("none_answer", "1小时", None, False),
     ),
