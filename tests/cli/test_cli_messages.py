@@ -68,7 +68,7 @@ def test_import_otel_as_typed_creates_its_store_and_answers_in_json(tmp_path) ->
     traces.write_text(otlp(agent_trace("4bf92f3577b34da6a3ce929d0e0e4736", evals=[evaluation("ok", 950, score=1.0)])))
     store = str(tmp_path / "store")
     r = traj("import", "otel", str(traces), "--suite", "weather", "--store", store)
-    assert r.exit_code == 0 and f"{traces}: 1 run, 8 events read: 1 new run (8 events)" in r.output
+    assert r.exit_code == 0 and f"{traces}: 1 run, 7 events read: 1 new run (7 events)" in r.output
     assert "recorded scores: 1 verdict (1 pass)" in r.output
     again = json.loads(traj("import", "otel", str(traces), "--suite", "weather", "--json", "--store", store).stdout)
     (source,) = again["sources"]

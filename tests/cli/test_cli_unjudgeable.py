@@ -90,5 +90,6 @@ def test_a_suite_that_fails_to_load_still_errs_its_runs(tmp_path) -> None:
     from trajectory.store.delta import Store
 
     register_suite(Store(store), "mine", folder)
+    assert traj("suite", "trust", "mine", "--store", store).exit_code == 0  # the person's own code
     r = traj("judge", "--store", store)
     assert r.exit_code == 0 and "1 error" in r.stdout and "skipped" not in r.output
