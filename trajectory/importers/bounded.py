@@ -32,6 +32,7 @@ from typing import Any
 import msgspec
 
 from trajectory.errors import LimitError, SchemaError
+from trajectory.ingest.plain import _depth_exceeds as too_deep  # ingest's own depth rule, byte for byte
 
 
 @dataclasses.dataclass(frozen=True)
@@ -53,7 +54,6 @@ _RATIO_FROM = 1024**2  # small entries compress well without being a bomb
 
 # A JSON string with its escapes, matched whole.
 _STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
-_NOT_BRACKETS = bytes(c for c in range(256) if c not in b"[]{}")
 # A string (a key when a colon follows) or one structural character.
 _TOKEN = re.compile(rb'("[^"\\]*(?:\\.[^"\\]*)*")(\s*:)?|[\[\]{},]')
 
@@ -115,21 +115,6 @@ def read_stream(stream: Any, source: str, limits: ImportLimits = DEFAULT) -> byt
 
 
 # -- JSON -------------------------------------------------------------------------------------
-
-
-def too_deep(raw: bytes, limit: int) -> bool:
-    """Whether JSON text nests deeper than ``limit`` (brackets inside strings do not count)."""
-    if raw.count(b"[") + raw.count(b"{") <= limit:
-        return False
-    depth = 0
-    for byte in _STRING.sub(b"", raw).translate(None, _NOT_BRACKETS):
-        if byte in (0x5B, 0x7B):  # [ {
-            depth += 1
-            if depth > limit:
-                return True
-        else:
-            depth -= 1
-    return False
 
 
 def _key_count(raw: bytes) -> int:
