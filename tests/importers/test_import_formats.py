@@ -111,7 +111,7 @@ provider.shutdown()
     assert r.returncode == 0, r.stderr
     r = traj("import", "otel", tmp_path / "traces.jsonl", "--store", tmp_path / "store", "--json")
     assert r.exit_code == 0, r.output
-    out = json.loads(r.output)
+    out = json.loads(r.stdout)  # "created a new store" is said on stderr
     assert out["sources"][0]["new_runs"] == 1 and out["verdicts"] == {"pass": 1}
 
 
