@@ -89,8 +89,9 @@ def judge_runs(
         judgements = recorded_judgements(store, views)
         # A suite registered in the store that nobody here trusted is never imported: its runs
         # are left unjudged (their verdicts stand), and the pass names it.
-        untrusted = {n for n in set(sel.suites.values()) if n is not None and resolver.spec(n) is None
-                     and n in resolver.untrusted}
+        # (An override is the caller's own object, trusted by being passed in.)
+        untrusted = {n for n in set(sel.suites.values()) if n is not None and n not in resolver.overrides
+                     and resolver.spec(n) is None and n in resolver.untrusted}
         if untrusted:
             keep = [r for r in sel.finished if sel.suites.get(r) not in untrusted]
             ends = None if sel.ends is None else sel.ends.filter(
