@@ -217,7 +217,8 @@ def test_holdout_report_is_recorded_and_listed(store, tmp_path):
 
 def test_report_errors_are_one_line(store, tmp_path):
     r = run("report", "--batch", "nope", "--out", str(tmp_path / "o"), "--store", str(store.loc))
-    assert r.exit_code == 1 and "no runs of batch 'nope'" in r.output
+    assert r.exit_code == 1 and "no batch 'nope' in the store (--batch)" in r.output
+    assert "careful-0405" in r.output  # the names it has
     r = run("report", "--store", str(store.loc))
     assert r.exit_code == 1 and "--batch" in r.output
     r = run("report", "--batch", "careful-0405", "--split", "all", "--store", str(store.loc))
@@ -237,6 +238,12 @@ def test_report_suite_renders_the_suites_own_report(store, tmp_path):
         "    return Mine()\n"
     )
     assert run("suite", "add", "mine", str(pkg), "--store", str(store.loc)).exit_code == 0
+    # A suite with no runs in the store is a name that matches nothing: said, not an empty table.
+    r = run("report", "--suite", "mine", "--format", "csv", "--store", str(store.loc))
+    assert r.exit_code == 1 and "no suite 'mine' in the store (--suite)" in r.output, r.output
+    from cli.cli_support import finished, ingest_lines
+
+    ingest_lines(store.loc, finished("m1", "mine", "t"))
     r = run("report", "--suite", "mine", "--format", "csv", "--store", str(store.loc))
     assert r.exit_code == 0 and r.output.strip() == "table of 0 verdicts as csv", r.output
     r = run("report", "--suite", "mine", "--format", "xml", "--store", str(store.loc))
