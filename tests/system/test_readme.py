@@ -58,6 +58,7 @@ def test_every_code_block_is_fenced_and_run_by_a_test_here() -> None:
     kinds = [(h, lang) for h, lang, _ in blocks()]
     assert kinds == [("Set up", "console"), ("Set up", "console"), ("A tour", "console"),
                      ("Bringing your runs", "console"), ("Bringing your runs", "console"),  # test_readme_import.py
+                     ("Bringing your runs", "python"),  # importers/test_import_formats.py: the SDK lines
                      ("Looking at runs: `traj view`", "console"),
                      ("Recording live", "python"), ("Recording live", "console"),
                      # test_the_scale_out_commands_run; the cluster by address: tests/system/test_ray.py
