@@ -75,6 +75,10 @@ class Backend(abc.ABC):
     def has_table(self, name: str) -> bool:
         """Whether table ``name`` has its first commit (a folder without one is no table)."""
 
+    def table_files(self, dt: Any) -> list[str]:
+        """The data files of the open Delta table ``dt``, as DuckDB and Arrow are to be given them."""
+        return list(dt.file_uris())
+
     def open_table(self, name: str, version: int | None = None) -> Any:
         """The Delta table ``name`` as of ``version`` (latest by default), or None."""
         from deltalake import DeltaTable

@@ -182,7 +182,7 @@ class Store:
     def files(self, name: str, version: int | None = None) -> list[str]:
         """The Parquet files that make up ``name`` at ``version`` (latest by default)."""
         dt = self.delta(name, version)
-        return [] if dt is None else list(dt.file_uris())
+        return [] if dt is None else self.backend.table_files(dt)
 
     def dataset(self, name: str, version: int | None = None) -> pads.Dataset:
         if name not in TABLES:
@@ -213,6 +213,10 @@ class Store:
 
         if not self.has_table(name):
             return pl.LazyFrame(schema=pl.from_arrow(TABLES[name].empty_table()).schema)
+        if self.backend.local:
+            # The files of that version, as the store reads them: Polars' own Delta reader takes
+            # delta-rs's percent-escaped local paths for real ones ("my store" -> "my%20store").
+            return pl.scan_pyarrow_dataset(self.dataset(name, version))
         return pl.scan_delta(self.table_uri(name), version=version, storage_options=self.backend.storage_options)
 
     def append(self, name: str, data: pa.Table | Iterable[pa.RecordBatch], *, after: int | None = None) -> int:

@@ -12,9 +12,12 @@ import contextlib
 import fcntl
 import json
 import os
+import re
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
+from urllib.parse import unquote
 
 import pyarrow as pa
 import pyarrow.dataset as pads
@@ -24,6 +27,10 @@ from trajectory.runtime.diskfault import held_native_stderr
 from trajectory.errors import StoreError
 
 JOURNAL_DIR = "journal"
+#: What delta-rs (1.x) cannot have in a local path: "%41" it reads as the escaped "A", wherever
+#: it stands (given as a path or as a file:// URI alike), "\\" as "/", and "[", "]", "|", "^" it
+#: refuses in the middle of a write (a panic); it would leave a table it cannot open again.
+_UNUSABLE = re.compile(r"%[0-9A-Fa-f]{2}|[\[\]\\|^]")
 
 
 def fsync_path(path: str | os.PathLike[str]) -> None:
@@ -46,6 +53,12 @@ class LocalBackend(Backend):
                 "(object storage needs a backend of its own, see trajectory/store/backend.py)"
             )
         self.root = Path(text.removeprefix("file://")).absolute()
+        unusable = _UNUSABLE.search(str(self.root))
+        if unusable:
+            raise StoreError(
+                f"{self.root}: a store's path cannot have {unusable.group()!r} in it (the Delta Lake "
+                "library misreads % followed by two hex digits, and \\ [ ] | ^); rename the folder"
+            )
 
     def __repr__(self) -> str:
         return f"LocalBackend({str(self.root)!r})"
@@ -90,6 +103,11 @@ class LocalBackend(Backend):
     def table_uri(self, name: str) -> str:
         return self.uri(name)
 
+    def table_files(self, dt: Any) -> list[str]:
+        # delta-rs gives local files as percent-escaped paths ("my%20store/events/part-0.parquet")
+        # that no file system has: the paths themselves, for DuckDB and Arrow.
+        return [unquote(u.removeprefix("file://")) for u in dt.file_uris()]
+
     def has_table(self, name: str) -> bool:
         # A log folder without its first commit is a first append killed before that commit:
         # no table yet (the next append creates it), not a table that cannot be opened.
@@ -99,7 +117,7 @@ class LocalBackend(Backend):
 
     def dataset(self, name: str, schema: pa.Schema, version: int | None = None) -> pads.Dataset:
         dt = self.open_table(name, version)
-        return pads.dataset([] if dt is None else list(dt.file_uris()), schema=schema, format="parquet")
+        return pads.dataset([] if dt is None else self.table_files(dt), schema=schema, format="parquet")
 
     def append(self, name: str, data: pa.Table | pa.RecordBatchReader, *, after: int | None = None) -> int:
         self.ensure()
