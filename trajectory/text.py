@@ -62,14 +62,15 @@ def json_or_text(text: Any) -> Any:
 HINT_OPTIONS: ContextVar[tuple[str | None, tuple[str, ...]]] = ContextVar("hint_options", default=(None, ()))
 
 
-def hint(command: str, store: Any = None) -> str:
+def hint(command: str, store: Any = None, *, options: tuple[str | None, tuple[str, ...]] | None = None) -> str:
     """A command to suggest, with the ``--store`` (and ``--storage-option`` names) this one
     was run with, so that it works when pasted: ``hint("traj show r1")`` ->
     ``traj show r1 --store copy``. ``store``: the store to name instead (the demo names its
-    store's full path)."""
+    store's full path). ``options``: :data:`HINT_OPTIONS` as taken earlier, for code that
+    answers in other threads than the command's own (the viewer takes them when it opens)."""
     import shlex
 
-    given, names = HINT_OPTIONS.get()
+    given, names = options if options is not None else HINT_OPTIONS.get()
     where = store if store is not None else given
     out = command + (f" --store {shlex.quote(str(where))}" if where else "")
     for name in names:

@@ -14,10 +14,12 @@ ignored with a one-line warning.
 from __future__ import annotations
 
 import json
+import shlex
 import sys
 from typing import Any
 
 from judges.contract import Checked
+from trajectory.text import hint
 
 #: The suite name of the runs that record LLM judgements (trajectory.judging.selection's
 #: JUDGEMENT_SUITE, which this room is below): no registration may take it either.
@@ -128,7 +130,7 @@ def task_splits(store: Any, name: str, reg: dict[str, Any]) -> dict[str, str]:
                                                f"({type(exc).__name__}); its tasks' pools are unknown")
             return {}
     warn_once(store, f"{name}:splits", f"suite {name!r} was registered before traj stored its tasks' pools; runs "
-                                       f"of it that name no split are read as tune (traj suite add {name} PATH "
+                                       f"of it that name no split are read as tune ({hint(f'traj suite add {shlex.quote(name)} PATH')} "
                                        "again stores them)")
     return {}
 

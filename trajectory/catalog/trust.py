@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from trajectory.errors import StoreError
+from trajectory.text import hint
 
 TRUST_FILE = "trust.json"
 
@@ -101,7 +102,7 @@ def trust(store: Any, name: str, data: dict[str, Any], at: str) -> Path:
 
 
 def trust_command(store: Any, name: str) -> str:
-    return f"traj suite trust {shlex.quote(name)} --store {shlex.quote(store_key(store))}"
+    return hint(f"traj suite trust {shlex.quote(name)}", store_key(store))
 
 
 def untrusted_line(store: Any, name: str, data: dict[str, Any]) -> str:

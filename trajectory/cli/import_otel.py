@@ -14,7 +14,7 @@ import typer
 from trajectory.importers import import_otel
 from trajectory.store.delta import Store
 from trajectory.termsafe import term_safe
-from trajectory.text import plural
+from trajectory.text import hint, plural
 
 from trajectory.cli.common import (
     JsonOpt, StoreOpt, command, command_line, echo_json, handle_errors, open_store, progress, show_progress,
@@ -74,7 +74,7 @@ def _list_pending(s: Store, json_: bool) -> None:
         typer.echo(term_safe(f"{t.trace_id}: {plural(t.spans, 'span')} kept, first seen {t.first_seen:%Y-%m-%d %H:%M:%S} "
                              f"UTC, from {', '.join(t.files)}"))
     typer.echo(f"{plural(len(traces), 'pending trace')}: import the file that holds their root spans "
-               "(traj import otel FILE) to write them as runs")
+               f"({hint('traj import otel FILE')}) to write them as runs")
 
 
 def register(import_app: typer.Typer) -> None:

@@ -3,6 +3,7 @@ scorers) with the store, trust a registration someone else made, list suites (do
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 from typing import Annotated
 
@@ -11,7 +12,7 @@ import typer
 from trajectory.errors import NotFound, TrajError
 from trajectory.judging.resolve import SuiteResolver, add_scorers, add_suite, is_scorer_spec, list_suites, trust_suite
 from trajectory.termsafe import term_safe
-from trajectory.text import plural
+from trajectory.text import hint, plural
 
 from trajectory.cli.common import JsonOpt, StoreOpt, command, echo_json, handle_errors, open_store, sub_app
 
@@ -95,7 +96,7 @@ def list_(json_: JsonOpt = False, store: StoreOpt = None) -> None:
             echo_json(r)
         return
     for r in rows:
-        note = "" if r["trusted"] else "   (not trusted here: traj suite trust " + r["name"] + ")"
+        note = "" if r["trusted"] else f"   (not trusted here: {hint('traj suite trust ' + shlex.quote(r['name']))})"
         typer.echo(term_safe(f"{r['name']:<16} {r['source']}{note}"))
 
 

@@ -156,7 +156,7 @@ def run_demo(store: Store, names: Sequence[str] | None = None, out: Out = print)
     flips, hidden = shown_split(store, compare(rows_a, rows_b, before.pass_id, after.pass_id), "tune")
     out(render_diff(flips))
     if hidden:
-        out(f"(and {plural(hidden, 'flip')} of holdout runs: shown with traj diff --split holdout)")
+        out(f"(and {plural(hidden, 'flip')} of holdout runs: shown with {hint('traj diff --split holdout', store.loc)})")
     out("\n== 4. ask the store")
     with Views(store) as views:
         for title, sql in QUERIES:

@@ -33,6 +33,7 @@ import msgspec
 
 from trajectory.errors import LimitError, SchemaError
 from trajectory.ingest.plain import _depth_exceeds as too_deep  # ingest's own depth rule, byte for byte
+from trajectory.text import hint
 
 
 @dataclasses.dataclass(frozen=True)
@@ -241,10 +242,10 @@ def format_of(value: Any) -> str:
     if "resourceLogs" in keys or "resourceMetrics" in keys:
         return "OTLP/JSON " + ("logs" if "resourceLogs" in keys else "metrics")
     if {"run_id", "seq", "kind"} <= keys:
-        return "traj event lines (import them with traj ingest)"
+        return f"traj event lines (import them with {hint('traj ingest FILE')})"
     if "eval" in keys and ("version" in keys or "samples" in keys):
-        return "an Inspect log (import it with traj import inspect)"
+        return f"an Inspect log (import it with {hint('traj import inspect FILE')})"
     if "task_id" in keys and ("steps" in keys or "trajectory" in keys):
-        return "a trajectory line (import it with traj import selfevo)"
+        return f"a trajectory line (import it with {hint('traj import selfevo FILE')})"
     names = ", ".join(sorted(keys)[:5]) + (", ..." if len(keys) > 5 else "")
     return f"a JSON object with keys {names}" if keys else "an empty JSON object"

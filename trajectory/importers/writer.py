@@ -36,7 +36,7 @@ from trajectory.ingest.plain import Parsed, ingest_events, parse
 from trajectory.judging import JUDGEMENT_SUITE, PassResult, SuiteResolver, new_pass_id, recorded_judgements, verdict_row, write_pass
 from trajectory.query.sql import Views
 from trajectory.store.delta import Store, now_utc
-from trajectory.text import plural
+from trajectory.text import hint, plural
 from trajectory.judging.trust import trust_runs
 
 CHUNK = 200  # samples read from an .eval log at once (bounded memory, one zip directory read)
@@ -112,7 +112,8 @@ class ImportReport:
                            + (f", {plural(s.judgements, 'grader answer')} recorded" if s.judgements else "")
                            + (f", {plural(s.completed_traces, 'pending trace')} completed" if s.completed_traces else "")
                            + (f"; {plural(s.open_traces, 'trace')} pending (no root span yet): spans kept in the "
-                              "store until a file with the root is imported (traj import otel --pending lists them)"
+                              f"store until a file with the root is imported ({hint('traj import otel --pending')} "
+                              "lists them)"
                               if s.open_traces else ""))
                 if s.late_spans:
                     out.append(f"{s.name}: {plural(s.late_spans, 'span')} of {plural(s.late_traces, 'trace')} came "

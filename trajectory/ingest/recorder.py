@@ -55,7 +55,12 @@ def _obj(kind: type, value: Any) -> Any:
 
 
 class Recorder:
-    """Record one run live. Use as a context manager, or call :meth:`open` and :meth:`close`."""
+    """Record one run live. Use as a context manager, or call :meth:`open` and :meth:`close`.
+
+    A recorder whose store does not exist yet creates it when it opens, and says so: a warning
+    ``created a new store at PATH`` of the ``trajectory.store`` logger (on stderr unless logging
+    is configured otherwise), and :attr:`created_store` holds the path.
+    """
 
     def __init__(
         self,
@@ -90,6 +95,9 @@ class Recorder:
         self._broken: str | None = None  # set when a failed write could not be undone
         self._finished = False
         self._sealed: IngestReport | None = None
+        #: The store's path when opening this recorder created the store (it is also logged,
+        #: "created a new store at PATH", a warning of the "trajectory.store" logger); else None.
+        self.created_store: str | None = None
         self._world = WorldCheck(self.store, set())  # a new run: its world is what it records
         self._start = ev.RunStarted(
             run_id=run_id,
@@ -123,7 +131,10 @@ class Recorder:
         start = self._admit(ev.encode(self._start), self._start)
         if existing_runs(self.store, [self.run_id]):
             raise RecorderError(f"run {self.run_id} is already in the store {self.store.loc}")
+        existed = self.store.exists
         self.store.init()
+        if not existed and self.store.created:
+            self.created_store = str(self.store.loc)
         self.journal.parent.mkdir(parents=True, exist_ok=True)
         self._fd = self._create_journal()
         try:

@@ -27,6 +27,7 @@ from trajectory.catalog import pools
 from trajectory.catalog import registrations as catalog
 from trajectory.catalog import trust as trusts
 from trajectory.store.delta import Store, now_utc
+from trajectory.text import hint
 
 
 def error_line(exc: BaseException) -> str:
@@ -172,7 +173,7 @@ def trust_suite(store: Store, name: str) -> dict[str, Any]:
     if reg is None:
         if name in catalog.reserved_names():
             raise NotFound(f"{name!r} is a bundled suite: it needs no trust, and no registration can take its name")
-        raise NotFound(f"no suite {name!r} is registered in {store.loc} (traj suite list shows them)")
+        raise NotFound(f"no suite {name!r} is registered in {store.loc} ({hint('traj suite list')} shows them)")
     trusts.trust(store, name, reg, now_utc().isoformat())
     return reg
 

@@ -32,7 +32,7 @@ from typing import Any
 
 from trajectory import events as ev
 from trajectory.query import rates
-from trajectory.text import plural
+from trajectory.text import hint, plural
 
 FEEDBACK_KINDS = (ev.StepTaken, ev.UserAsked, ev.ConfirmationShown, ev.AnswerGiven, ev.TakeoverRequested)
 OUTCOME_ORDER = ("pass", "fail", "na", "skipped", "error")
@@ -302,7 +302,7 @@ def build(
         lines.append(f"\n{plural(n_over, 'verdict')} re-judged by a person (see below).")
     if unjudged:
         lines.append(f"\n{plural(len(unjudged), 'run')} of this batch not judged "
-                     "(open, or not judged yet: run `traj judge`).")
+                     f"(open, or not judged yet: run `{hint('traj judge')}`).")
     lines.append("")
 
     # Run summary.

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import logging
 import os
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
@@ -38,6 +39,7 @@ from trajectory.store.tables import (  # noqa: F401 - the store's schemas, re-ex
 )
 
 STORE_FORMAT = 1
+log = logging.getLogger("trajectory.store")
 FORMAT_FILE = "traj-store.json"
 
 
@@ -95,8 +97,11 @@ class Store:
         self.backend = backend_for(root, storage_options)
         self.loc = self.backend
         self._initialised = False
-        #: Called once when this object creates the store (the CLI says so: "created a new store").
+        #: Called once when this object creates the store (the CLI says so: "created a new store");
+        #: without one, the creation is logged (a warning of the "trajectory.store" logger).
         self.on_create: Callable[[], None] | None = None
+        #: Whether this object created the store (its first write made the format file).
+        self.created = False
         self._check_format()
 
     def __repr__(self) -> str:
@@ -142,8 +147,14 @@ class Store:
         body = {"format": STORE_FORMAT, "created_at": now_utc().isoformat(), "tool": "traj"}
         self.backend.write_file(FORMAT_FILE, json.dumps(body).encode())
         self._initialised = True
+        self.created = True
         if self.on_create is not None:
             self.on_create()
+        else:
+            # Used from Python (a Recorder, ingest_bytes, an importer): a mistyped path must not
+            # start a store unseen. A warning of the "trajectory.store" logger shows on stderr unless
+            # the program configures logging otherwise (the CLI says it itself, see on_create).
+            log.warning("created a new store at %s", self.loc)
 
     def lock(self):  # noqa: ANN201 - a context manager
         """The writer lock every appending command holds while it checks and commits (on

@@ -50,7 +50,8 @@ def page(template: str, build: Builder) -> tuple[Callable[[Request], Response], 
         except TrajError as exc:
             return _error_page(request, _status(exc), str(exc), data)
         api_url = "/api" + request.url.path + (f"?{request.url.query}" if request.url.query else "")
-        return HTMLResponse(render(template, LINKS, **{"split": data.split, "store": data.path, "api_url": api_url, **ctx}),
+        return HTMLResponse(render(template, LINKS, **{"split": data.split, "store": data.path, "api_url": api_url,
+                                                      "judge_hint": data.hint("traj judge"), **ctx}),
                             status_code=ctx.get("status", 400) if ctx.get("error") else 200)
 
     def api(request: Request) -> Response:

@@ -24,7 +24,8 @@ def rate_bar(rate: float | None, width: int = 120) -> Markup:
     )
 
 
-def pass_series(points: list[dict[str, Any]], width: int = 640, height: int = 180) -> Markup:
+def pass_series(points: list[dict[str, Any]], judge_hint: str = "traj judge", width: int = 640,
+                height: int = 180) -> Markup:
     """Pass rate of each pass (pass / (pass + fail) of its verdicts in this pool, as
     trajectory/rates.py defines it; a pass with neither has no point), oldest first.
 
@@ -32,7 +33,7 @@ def pass_series(points: list[dict[str, Any]], width: int = 640, height: int = 18
     readable); each point names its pass and time in a tooltip.
     """
     if not points:
-        return Markup('<p class="muted">No judging pass yet: run <code>traj judge</code>.</p>')
+        return Markup('<p class="muted">No judging pass yet: run <code>{}</code>.</p>').format(judge_hint)
     points = [p for p in points if p.get("pass_rate") is not None][-200:]
     if not points:
         return Markup('<p class="muted">No pass has a pass or fail verdict in this pool yet.</p>')

@@ -34,6 +34,7 @@ from trajectory.errors import NotFound, QueryError, TrajError
 from trajectory.query.names import near_line
 from trajectory.query.limits import QueryLimits
 from trajectory.store.delta import Store, default_store_path
+from trajectory.text import HINT_OPTIONS, hint
 from trajectory.view.fold import Folded, fold, step
 from trajectory.view.runs_sql import MORE_EXAMPLES, OVERVIEW_FIGURES, PAGE, RUN_INDEX, SORTS, list_sql, page_figures
 from trajectory.view.values import json_or_text as _json
@@ -72,12 +73,16 @@ class StoreData:
             raise QueryError(f"--split must be one of {', '.join(SPLITS)}, got {split!r}")
         # A Store as the CLI opened it (with its --storage-option values), or a path.
         self.store = path if isinstance(path, Store) else Store(path)
+        # What its hints carry (the --store and --storage-option names `traj view` was given):
+        # pages are answered in other threads, which do not see the command's own.
+        self.hint_options = HINT_OPTIONS.get()
         # A person's queries run within the limits of `traj query` (its defaults unless given).
         self.limits = limits or QueryLimits()
         self._looked = False
         self._running = threading.BoundedSemaphore(QUERIES_AT_ONCE)
         if not self.store.exists:
-            raise NotFound(f"{self.store.loc}: no store here (run `traj demo` or `traj ingest` first)")
+            raise NotFound(f"{self.store.loc}: no store here (run `{self.hint('traj demo')}` or "
+                           f"`{self.hint('traj ingest FILE')}` first)")
         self.split = split
         self.path = str(self.store.loc)
         self._lock = threading.RLock()
@@ -88,6 +93,10 @@ class StoreData:
         self._sync = False
         self.background_index = background_index
         self.memo: dict[str, Any] = {}
+
+    def hint(self, command: str) -> str:
+        """``command`` carrying the store this viewer reads (see trajectory.text.hint)."""
+        return hint(command, options=self.hint_options)
 
     # -- the connection ---------------------------------------------------------------------
     def _fingerprint(self) -> tuple[int, ...]:
@@ -502,7 +511,7 @@ class StoreData:
         latest = self.rows("SELECT p.pass_id, p.started_at FROM passes p WHERE EXISTS (SELECT 1 FROM "
                            "verdict_history h WHERE h.pass_id = p.pass_id) ORDER BY started_at DESC, pass_id DESC LIMIT 1")
         if not latest:
-            raise NotFound("need two judging passes to diff; run `traj judge` again after a change")
+            raise NotFound(f"need two judging passes to diff; run `{self.hint('traj judge')}` again after a change")
         b = latest[0]["pass_id"]
         earlier = self.rows(
             "SELECT p.pass_id FROM passes p WHERE p.pass_id <> $b AND (p.started_at, p.pass_id) < "

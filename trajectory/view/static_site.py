@@ -185,7 +185,7 @@ def write_static(store: str | Store, out: str | Path, *, split: str = "tune", sh
     links = StaticLinks(queries={sql: i for i, (_, sql) in enumerate(examples, start=1)})
     scrub = Redactor(data, share)
     where = None if share else data.path
-    common = {"split": split, "store": where}
+    common = {"split": split, "store": where, "judge_hint": "traj judge" if share else data.hint("traj judge")}
     try:
         data.record_look("view --static", {"out": str(out), "share": share})
         _write(out / "index.html", render("overview.html", links, **{**scrub(pages.overview(data)), **common}))
