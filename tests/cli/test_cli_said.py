@@ -186,3 +186,13 @@ def test_an_error_keeps_the_words_a_hint_needs(tmp_path) -> None:
             "(AWS_SHARED_CREDENTIALS_FILE=/home/me/.aws/credentials, token_type=bearer)")
     assert redact_text(text) == text
     assert redact_text("RAY_AUTH_TOKEN=s3cr3tvalue api_key=xyz") == "RAY_AUTH_TOKEN=*** api_key=***"
+
+
+def test_an_import_of_the_wrong_format_names_the_command_for_this_store(tmp_path) -> None:
+    store = str(tmp_path / "my store #1")
+    ingest_lines(store, example_run("r1"))
+    events = tmp_path / "runs.jsonl"
+    events.write_bytes(jsonl(example_run("r2")))
+    r = traj("import", "otel", events, "--store", store)
+    assert r.exit_code == 1
+    assert f"traj event lines (import them with traj ingest FILE --store {shlex.quote(store)})" in r.stderr
