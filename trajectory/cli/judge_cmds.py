@@ -236,14 +236,19 @@ def diff(
     if split not in SPLITS:
         raise QueryError(f"--split must be one of {', '.join(SPLITS)}, got {split!r}")
     s = open_store(store)
+    # The figures of this pool's runs only (the other pool's flips are counted apart), as the
+    # viewer's /diff of the same pool counts them.
     d, hidden = shown_split(s, diff_passes(s, pass_a, pass_b), split)
     if json_:
-        echo_json({**d.to_json(), "holdout_hidden": hidden})
+        echo_json({**d.to_json(), "split": split, "holdout_hidden": hidden if split == "tune" else 0,
+                   "tune_hidden": hidden if split == "holdout" else 0})
     else:
         typer.echo(term_safe(render_diff(d)))
-        if hidden:
+        if hidden and split == "tune":
             typer.echo(f"(and {plural(hidden, 'flip')} of holdout runs: shown with --split holdout, "
                        "and the look is recorded)")
+        elif hidden:
+            typer.echo(f"(and {plural(hidden, 'flip')} of tune runs: shown with {hint('traj diff')})")
 
 
 @handle_errors

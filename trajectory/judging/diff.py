@@ -182,12 +182,11 @@ def dry_run_diff(store: Store, result: PassResult) -> Diff:
 
 
 def shown_split(store: Store, diff: Diff, split: str) -> tuple[Diff, int]:
-    """The diff as it may be shown: a holdout run's flip is left out unless ``split`` is
-    holdout, and then the look is recorded (as for every read of holdout verdicts). Returns the
-    diff to show and how many flips were left out.
-
-    Left out, a holdout run counts in none of the figures either (runs in both, first judged,
-    score changes): the tune pool's diff counts what the viewer's /diff counts."""
+    """The diff of pool ``split``'s runs only, as it may be shown: the other pool's runs count
+    in none of the figures (flips, runs in both, first judged, score changes), so that a pool's
+    diff counts what the viewer's /diff of that pool counts. A holdout diff with holdout flips
+    records the look (as every read of holdout verdicts does). Returns the diff to show and how
+    many flips of the other pool were left out."""
     from trajectory.query.sql import record_holdout_view, run_splits
 
     ids = [f.run_id for f in diff.flips] + list(diff.common_runs) + list(diff.first_runs)
@@ -195,21 +194,19 @@ def shown_split(store: Store, diff: Diff, split: str) -> tuple[Diff, int]:
         return diff, 0
     with Views(store, split=None) as views:
         pools = run_splits(views, sorted(set(ids)))
-    held = {r for r in ids if pools.get(r) == "holdout"}
-    if not held:
+    keep = {r for r in ids if (pools.get(r) or "tune") == split}
+    shown_flips = [f for f in diff.flips if f.run_id in keep]
+    if split == "holdout" and shown_flips:
+        record_holdout_view(store, "diff", {"flips": len(shown_flips), "after": diff.after_label})
+    if len(keep) == len(set(ids)):
         return diff, 0
-    holdout = [f for f in diff.flips if f.run_id in held]
-    if split == "holdout":
-        if holdout:
-            record_holdout_view(store, "diff", {"flips": len(holdout), "after": diff.after_label})
-        return diff, 0
-    tune = lambda runs: tuple(r for r in runs if r not in held)  # noqa: E731
+    pool = lambda runs: tuple(r for r in runs if r in keep)  # noqa: E731
     shown = dataclasses.replace(
-        diff, flips=[f for f in diff.flips if f.run_id not in held], common=len(tune(diff.common_runs)),
-        first_judged=len(tune(diff.first_runs)), score_changes=len(tune(diff.score_runs)),
-        common_runs=tune(diff.common_runs), first_runs=tune(diff.first_runs), score_runs=tune(diff.score_runs),
+        diff, flips=shown_flips, common=len(pool(diff.common_runs)),
+        first_judged=len(pool(diff.first_runs)), score_changes=len(pool(diff.score_runs)),
+        common_runs=pool(diff.common_runs), first_runs=pool(diff.first_runs), score_runs=pool(diff.score_runs),
     )
-    return shown, len(holdout)
+    return shown, len(diff.flips) - len(shown_flips)
 
 
 def _show(value: Any) -> str:

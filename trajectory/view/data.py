@@ -531,19 +531,21 @@ class StoreData:
         for p in (a, b):
             if p not in known:
                 raise NotFound(near_line("pass", [p], known))
-        both = ("WITH a AS (SELECT * FROM verdict_history WHERE pass_id = $a), "
-                "b AS (SELECT * FROM verdict_history WHERE pass_id = $b) ")
         pair = {"a": a, "b": b}
-        head = self.rows(both + "SELECT count(*) AS common, count(*) FILTER (WHERE a.outcome <> b.outcome) AS flip_count, "
-                         "count(*) FILTER (WHERE a.outcome = b.outcome AND abs(coalesce(a.score, 0) - "
-                         "coalesce(b.score, 0)) > 1e-12) AS score_changes FROM a JOIN b USING (run_id)", pair)[0]
-        groups = self.rows(both + "SELECT * FROM (SELECT b.suite, b.task, a.outcome AS before, b.outcome AS after, "
-                           "count(*) AS n FROM a JOIN b USING (run_id) WHERE a.outcome <> b.outcome GROUP BY ALL) "
-                           "ORDER BY coalesce(suite, ''), coalesce(task, ''), before, after", pair)
-        ids = [r["run_id"] for r in self.rows(
-            both + "SELECT run_id FROM a JOIN b USING (run_id) WHERE a.outcome <> b.outcome "
-            "ORDER BY coalesce(b.suite, ''), coalesce(b.task, ''), run_id LIMIT $limit OFFSET $offset",
-            {**pair, "limit": per_page, "offset": (page - 1) * per_page})]
+        # The figures as `traj diff A B --split POOL` counts them, by the same comparison
+        # (trajectory.judging.diff.compare) of this pool's verdicts: one definition of each.
+        light = self.rows("SELECT pass_id, run_id, suite, task, outcome, score, reason FROM verdict_history "
+                          "WHERE pass_id IN ($a, $b)", pair)
+        whole = compare({r["run_id"]: r for r in light if r["pass_id"] == a},
+                        {r["run_id"]: r for r in light if r["pass_id"] == b}, a, b)
+        head = {"common": whole.common, "flip_count": len(whole.flips), "score_changes": whole.score_changes,
+                "first_judged": whole.first_judged}
+        counted: dict[tuple[Any, ...], int] = {}
+        for f in whole.flips:
+            counted[(f.suite, f.task, f.before, f.after)] = counted.get((f.suite, f.task, f.before, f.after), 0) + 1
+        groups = [{"suite": k[0], "task": k[1], "before": k[2], "after": k[3], "n": n}
+                  for k, n in sorted(counted.items(), key=lambda kv: (kv[0][0] or "", kv[0][1] or "", kv[0][2], kv[0][3]))]
+        ids = [f.run_id for f in whole.flips][(page - 1) * per_page:page * per_page]
         full = self.rows("SELECT * FROM verdict_history WHERE pass_id IN ($a, $b) AND run_id IN (SELECT unnest($ids))",
                          {**pair, "ids": ids})
         # What each side was (the demo's first pass is its broken rules; its note says so).
