@@ -3,7 +3,7 @@
 The pass rate is pass / (pass + fail), every other outcome counted apart (trajectory/rates.py):
 the report's summary.md and metrics.json, `traj runs`, the viewer's overview, the SQL view
 `pass_rates` and the demo's example query give the same figure for the same verdicts. And a
-diff counts the same runs in the CLI and in the viewer (the tune pool's; a holdout run apart).
+diff counts the same runs in the CLI and in the viewer (each pool's own runs; the other pool's apart).
 """
 
 from __future__ import annotations
@@ -135,8 +135,11 @@ def test_the_cli_and_the_viewer_diff_count_the_same_runs(store) -> None:
     assert cli["runs_in_both"] == view["common"] == len(ANSWERS)  # the holdout run counted apart
     assert traj("diff", "--store", store).stdout.startswith(
         f"diff {cli['after']} against each run's previous verdict: {len(ANSWERS)} runs judged before, 0 flips")
+    # The holdout pool's diff counts its own runs only, in the CLI as in the viewer.
     holdout = json.loads(traj("diff", "--json", "--split", "holdout", "--store", store).stdout)
-    assert holdout["runs_in_both"] == len(ANSWERS) + 1
+    held = TestClient(create_app(StoreData(store, "holdout"))).get("/api/diff").json()
+    assert holdout["runs_in_both"] == held["common"] == 1
+    assert holdout["tune_hidden"] == 0 and holdout["split"] == "holdout"
 
 
 def test_a_new_outcome_is_counted_apart_without_a_change_here() -> None:
