@@ -116,7 +116,7 @@ def test_every_json_prints_json_on_a_store_with_little_in_it(tmp_path, monkeypat
 
 
 def test_hints_keep_the_store_they_were_run_with(tmp_path) -> None:
-    store = str(tmp_path / "my-store")  # (a path with a space is no store yet: see the report)
+    store = str(tmp_path / "my store #1")
     ingest_lines(store, finished("u1", "nosuch", "t") + example_run("r1", "北京现在25度") + example_run("o1", finished=False))
     quoted = shlex.quote(store)
     r = traj("diff", "--store", store)

@@ -53,6 +53,18 @@ class Diff:
     first_runs: tuple[str, ...] = dataclasses.field(default=(), repr=False)
     score_runs: tuple[str, ...] = dataclasses.field(default=(), repr=False)
 
+    def figures(self) -> dict[str, int]:
+        """The counts as the viewer's /diff names them (``traj diff --json``: runs_in_both,
+        the flips, score_changes_without_flip, first_judged)."""
+        return {"common": self.common, "flip_count": len(self.flips), "score_changes": self.score_changes,
+                "first_judged": self.first_judged}
+
+    def groups(self) -> list[dict[str, Any]]:
+        """The flips counted by suite, task and kind (before, after), in the flips' order."""
+        counted = Counter((f.suite, f.task, f.before, f.after) for f in self.flips)
+        return [{"suite": s, "task": t, "before": b, "after": a, "n": n}
+                for (s, t, b, a), n in sorted(counted.items(), key=lambda kv: (kv[0][0] or "", kv[0][1] or "", *kv[0][2:]))]
+
     def to_json(self) -> dict[str, Any]:
         return {
             "before": self.before_label,

@@ -73,16 +73,13 @@ class StoreData:
             raise QueryError(f"--split must be one of {', '.join(SPLITS)}, got {split!r}")
         # A Store as the CLI opened it (with its --storage-option values), or a path.
         self.store = path if isinstance(path, Store) else Store(path)
-        # What its hints carry (the --store and --storage-option names `traj view` was given):
-        # pages are answered in other threads, which do not see the command's own.
-        self.hint_options = HINT_OPTIONS.get()
+        self.hint_options = HINT_OPTIONS.get()  # its hints' store: pages are answered in other threads
         # A person's queries run within the limits of `traj query` (its defaults unless given).
         self.limits = limits or QueryLimits()
         self._looked = False
         self._running = threading.BoundedSemaphore(QUERIES_AT_ONCE)
         if not self.store.exists:
-            raise NotFound(f"{self.store.loc}: no store here (run `{self.hint('traj demo')}` or "
-                           f"`{self.hint('traj ingest FILE')}` first)")
+            raise NotFound(f"{self.store.loc}: no store here (run `{self.hint('traj demo')}` first)")
         self.split = split
         self.path = str(self.store.loc)
         self._lock = threading.RLock()
@@ -94,8 +91,7 @@ class StoreData:
         self.background_index = background_index
         self.memo: dict[str, Any] = {}
 
-    def hint(self, command: str) -> str:
-        """``command`` carrying the store this viewer reads (see trajectory.text.hint)."""
+    def hint(self, command: str) -> str:  # carrying the store this viewer reads
         return hint(command, options=self.hint_options)
 
     # -- the connection ---------------------------------------------------------------------
@@ -532,19 +528,12 @@ class StoreData:
             if p not in known:
                 raise NotFound(near_line("pass", [p], known))
         pair = {"a": a, "b": b}
-        # The figures as `traj diff A B --split POOL` counts them, by the same comparison
-        # (trajectory.judging.diff.compare) of this pool's verdicts: one definition of each.
+        # The figures as `traj diff A B --split POOL` counts them: the same compare(), this pool.
         light = self.rows("SELECT pass_id, run_id, suite, task, outcome, score, reason FROM verdict_history "
                           "WHERE pass_id IN ($a, $b)", pair)
         whole = compare({r["run_id"]: r for r in light if r["pass_id"] == a},
                         {r["run_id"]: r for r in light if r["pass_id"] == b}, a, b)
-        head = {"common": whole.common, "flip_count": len(whole.flips), "score_changes": whole.score_changes,
-                "first_judged": whole.first_judged}
-        counted: dict[tuple[Any, ...], int] = {}
-        for f in whole.flips:
-            counted[(f.suite, f.task, f.before, f.after)] = counted.get((f.suite, f.task, f.before, f.after), 0) + 1
-        groups = [{"suite": k[0], "task": k[1], "before": k[2], "after": k[3], "n": n}
-                  for k, n in sorted(counted.items(), key=lambda kv: (kv[0][0] or "", kv[0][1] or "", kv[0][2], kv[0][3]))]
+        head, groups = whole.figures(), whole.groups()
         ids = [f.run_id for f in whole.flips][(page - 1) * per_page:page * per_page]
         full = self.rows("SELECT * FROM verdict_history WHERE pass_id IN ($a, $b) AND run_id IN (SELECT unnest($ids))",
                          {**pair, "ids": ids})
