@@ -1,10 +1,7 @@
-"""The checks of real-device tasks, each a pure function of a task's check and a replayed run.
+"""What the real-device checks read, pure functions of a check's values and a replayed run.
 
-Each kind is one class (a :class:`CheckKind`): its fields are what a task file gives, and it
-carries what makes it unusable (``problems``), how its placeholders fill from the run
-(``resolve``) and its run on the replayed run (``run``). :data:`KINDS` lists the bundled kinds:
-a new kind is a class here and its name in that tuple (``model.task_type`` builds the task
-type of any tuple of kinds, so a test or a team can judge with a kind of its own).
+The kinds themselves (each one class with its validation, resolution and run) are in
+``suites/device/kinds.py``; this module holds the reading they share, with the rules below.
 
 Substitution. ``{run}`` in a marker or any check value is the run's ``batch``; ``{probe:<name>}``
 is that run's ``probe_read`` value; a missing one raises :class:`Unresolved` (the verdict is then

@@ -27,6 +27,7 @@ from replay.state import RunState
 from . import capabilities as caps
 from .checks import Items, _field_shows, _show, _shows_text, _sub_any, claimed, final_answer, substitute, whole_spans
 
+
 class Given(msgspec.Struct, frozen=True, kw_only=True):
     """What a check's run is given besides the run: its name in the verdict, the capability
     table (``{app:<capability>}`` -> packages) and the task's question (what the answer claims)."""

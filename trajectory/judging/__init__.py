@@ -20,6 +20,7 @@ from trajectory.query.sql import Views
 from trajectory.store.delta import Store, now_utc
 from trajectory.judging.diff import CheckChange, Diff, Flip, compare, diff_passes, dry_run_diff, render_diff
 from trajectory.judging.execution import JudgeTimeout, Judging, PassContext, StageHook, judge_on_workers, judge_state, run_with_budget
+from trajectory.records import VerdictRow
 from trajectory.judging.passes import PassResult, Unjudged, current_rows, new_pass_id, pass_rows, passes, to_json, verdict_row, write_pass
 from trajectory.judging.incremental import current_version, stale_runs
 from trajectory.judging.partitions import Partition, restrict

@@ -15,7 +15,6 @@ from typing import Any
 import msgspec.inspect as mi
 import pyarrow as pa
 
-from trajectory import events as ev
 from trajectory import records
 from trajectory.columns import declaration
 from trajectory.columns import Declaration
