@@ -98,7 +98,7 @@ def staged(store: Store, partition: int = 2000, timeout: float | None = 60.0) ->
         "runs": len(result.rows),
         "seconds": round(total, 4),
         "stages": stages,
-        "verdicts": {r["run_id"]: [r["outcome"], round(r["score"], 9)] for r in result.rows},
+        "verdicts": {r.run_id: [r.outcome, round(r.score, 9)] for r in result.rows},
     }
 
 
@@ -112,7 +112,7 @@ def end_to_end(store: Store, workers: int, partition: int = 2000) -> dict[str, A
     return {
         "runs": len(result.rows),
         "seconds": round(time.perf_counter() - t0, 4),
-        "verdicts": {r["run_id"]: [r["outcome"], round(r["score"], 9)] for r in result.rows},
+        "verdicts": {r.run_id: [r.outcome, round(r.score, 9)] for r in result.rows},
     }
 
 
@@ -153,10 +153,10 @@ def incremental(store: Store, partition: int = 2000) -> dict[str, Any]:
     result = judging.judge_runs(store, resolver, incremental=True, partition=partition,
                                 by="benchmark", command=f"benchmarks incremental (task {task} changed)")
     t_one = time.perf_counter() - t0
-    judged = sorted(r["run_id"] for r in result.rows)
+    judged = sorted(r.run_id for r in result.rows)
     same = all(
-        (r["outcome"], round(r["score"], 9)) == (before[r["run_id"]]["outcome"], round(before[r["run_id"]]["score"], 9))
-        for r in result.rows if r["run_id"] in before
+        (r.outcome, round(r.score, 9)) == (before[r.run_id]["outcome"], round(before[r.run_id]["score"], 9))
+        for r in result.rows if r.run_id in before
     )
     return {
         "nothing_changed": {"seconds": round(t_none, 4), "judged": len(none.rows), "up_to_date": none.up_to_date},

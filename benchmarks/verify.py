@@ -17,7 +17,7 @@ from . import corpus
 def verdicts(store: Store) -> dict[str, tuple[str, float]]:
     """run_id -> (outcome, score) of a dry-run pass over every finished run."""
     result = judge_runs(store, SuiteResolver(store), dry_run=True, timeout=None)
-    return {r["run_id"]: (r["outcome"], round(r["score"], 9)) for r in result.rows}
+    return {r.run_id: (r.outcome, round(r.score, 9)) for r in result.rows}
 
 
 def corpus_matches_templates(n_runs: int, events_per_run: int = 100,

@@ -17,7 +17,7 @@ from device_helpers import state as device_state
 from gui_helpers import DEFAULTS, judge
 
 from judges.matchers import has_close_number, match_field, match_time, match_value
-from suites.device.checks import answer_contains, answer_grounded, answer_regex
+from suites.device.kinds import answer_contains, answer_grounded, answer_regex
 from suites.device.model import AnswerContains, AnswerGrounded, AnswerRegex
 from suites.gui import tasks_weather as W
 from suites.gui.answers import value_check

@@ -23,7 +23,8 @@ FORBIDDEN = (
 
 CORE = ["replay", "judges", "suites", "suites.example", "suites.selfevo", "suites.device", "suites.gui",
         "suites.inspect", "suites.inspect.adapter", "suites.inspect.keys", "judges.imported",
-        "replay.batch", "judges.matchers", "judges.contract", "trajectory.events", "trajectory.columns"]
+        "replay.batch", "judges.matchers", "judges.contract", "trajectory.events", "trajectory.columns",
+        "trajectory.records"]
 
 
 def _loaded_after(module: str) -> set[str]:

@@ -16,8 +16,8 @@ ROOT = Path(__file__).resolve().parent.parent
 #: The rooms, bottom to top. A module belongs to the longest room name it starts with.
 ORDER: list[tuple[str, ...]] = [
     # the declaration and the shell's text helpers: leaves that the pure core may import
-    ("trajectory.errors", "trajectory.events", "trajectory.columns", "trajectory.text", "trajectory.termsafe",
-     "trajectory.redact"),
+    ("trajectory.errors", "trajectory.events", "trajectory.columns", "trajectory.records", "trajectory.text",
+     "trajectory.termsafe", "trajectory.redact"),
     ("replay",),
     ("judges",),
     ("suites",),

@@ -20,6 +20,7 @@ from replay.batch import Reads
 from replay.state import RunState
 
 from . import capabilities, judge, model
+from .kinds import KINDS, CheckKind
 from .model import Task, TaskFile
 
 BUNDLED = Path(__file__).parent / "tasks"
@@ -39,11 +40,13 @@ class DeviceSuite(Suite):
     # Checks read screen texts (all of them for screen_has), never step details.
     reads = Reads(screens=-1, steps=False)
 
-    def __init__(self, root: Path, name: str = "device"):
+    def __init__(self, root: Path, name: str = "device", kinds: tuple[type[CheckKind], ...] = KINDS):
         self.root = root
         self.name = name
         self.names = (name,)
-        loaded = model.load_folder(root)
+        # The check kinds its task files are read against (a suite of its own kinds: tests).
+        self.kinds = kinds
+        loaded = model.load_folder(root, kinds)
         self.tasks: dict[str, TaskFile] = loaded.tasks
         self.extension = loaded.extension
         self.table = capabilities.merged(loaded.extension)
@@ -75,18 +78,18 @@ class DeviceSuite(Suite):
         return self.get_task(task_id).task
 
 
-def load(path: str | Path | None = None) -> DeviceSuite:
+def load(path: str | Path | None = None, kinds: tuple[type[CheckKind], ...] = KINDS) -> DeviceSuite:
     root = tasks_root(path)
     # The bundled set and copies of this package (the demo's broken copy) are "device"; a team's
     # folder is named after itself until the resolver maps a registered name to it.
     bundled = path is None or (Path(path) / "__init__.py").exists()
-    suite = DeviceSuite(root, "device" if bundled else Path(path).name or "device")
+    suite = DeviceSuite(root, "device" if bundled else Path(path).name or "device", kinds)
     if path is not None:
         suite.__dict__["_folder"] = str(path)  # a worker process loads it from there again
     return suite
 
 
-def check(path: str | Path) -> list[str]:
+def check(path: str | Path, kinds: tuple[type[CheckKind], ...] = KINDS) -> list[str]:
     """The task-set check of a folder: one line per failure, naming the file."""
-    return model.check_folder(tasks_root(path))
+    return model.check_folder(tasks_root(path), kinds)
 

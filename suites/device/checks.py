@@ -1,4 +1,7 @@
-"""The checks of real-device tasks, each a pure function of a task's check and a replayed run.
+"""What the real-device checks read, pure functions of a check's values and a replayed run.
+
+The kinds themselves (each one class with its validation, resolution and run) are in
+``suites/device/kinds.py``; this module holds the reading they share, with the rules below.
 
 Substitution. ``{run}`` in a marker or any check value is the run's ``batch``; ``{probe:<name>}``
 is that run's ``probe_read`` value; a missing one raises :class:`Unresolved` (the verdict is then
@@ -39,28 +42,15 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
 from typing import Any
 
 from judges import dates as D
-from judges.base import Check
 from judges.claims import outclaimed
-from judges.matchers import asserted_at, phrase_hits, phrase_spans, stated_spans, whole_at
+from judges.matchers import asserted_at, phrase_hits, phrase_spans, whole_at
 from judges.screens import clocks, folded, scanned
 from judges.lexicon import DISCOUNT_WORDS
-from judges.tokens import QUOTE_RE, asserted_in, fold, scan
+from judges.tokens import QUOTE_RE, fold, scan
 from replay.state import RunState
-
-from . import capabilities as caps
-from .model import (
-    AnswerContains,
-    AnswerGrounded,
-    AnswerRegex,
-    AskedUser,
-    CheckSpec,
-    ConfirmationShows,
-    ScreenHas,
-)
 
 
 class Unresolved(LookupError):
@@ -95,31 +85,6 @@ def substitute(text: str, state: RunState, *, regex: bool = False) -> str:
 
 def _sub_any(value: Any, state: RunState) -> Any:
     return substitute(value, state) if isinstance(value, str) else value
-
-
-def resolve(check: CheckSpec, state: RunState) -> CheckSpec:
-    """The check with every placeholder filled (raises Unresolved naming the first missing one)."""
-    import msgspec
-
-    if isinstance(check, AnswerRegex):
-        return msgspec.structs.replace(check, pattern=substitute(check.pattern, state, regex=True))
-    if isinstance(check, AnswerContains):
-        return msgspec.structs.replace(
-            check,
-            value=_sub_any(check.value, state),
-            values=None if check.values is None else [_sub_any(v, state) for v in check.values],
-        )
-    if isinstance(check, ScreenHas):
-        return msgspec.structs.replace(
-            check,
-            text=substitute(check.text, state),
-            packageName=None if check.packageName is None else substitute(check.packageName, state),
-        )
-    if isinstance(check, ConfirmationShows):
-        return msgspec.structs.replace(
-            check, **{f: _sub_any(getattr(check, f), state) for f in ("action", "target", "content", "amount")}
-        )
-    return check
 
 
 # -- the final answer ------------------------------------------------------------------------------
@@ -166,40 +131,6 @@ def claimed(answer: str, spans: list[tuple[int, int]], goal: str) -> bool:
     救赎》排第二")? answer_regex and answer_contains read their hits alike."""
     s = scan(answer)
     return any(asserted_at(s, a, b) and not outclaimed(s, (a, b), goal) for a, b in spans)
-
-
-def answer_regex(check: AnswerRegex, state: RunState, name: str = "answer_regex", goal: str = "") -> Check:
-    answer = final_answer(state)
-    pattern = re.compile(check.pattern)
-    ok = False
-    if answer is not None:
-        folded = fold(answer)
-        ok = claimed(answer, whole_spans(pattern, folded), goal)
-        if not ok and not pattern.search(folded):
-            # A spelling only the raw answer has (a pattern pinning full-width forms): its
-            # clauses are read on the raw text.
-            ok = any(asserted_in(answer, a, b) for a, b in whole_spans(pattern, answer))
-    reason = "" if ok else ("no final answer" if answer is None else
-                            f"the answer does not state /{check.pattern}/ as its answer")
-    return Check(name=name, passed=ok, expected=check.pattern, actual=answer, reason=reason)
-
-
-def answer_contains(check: AnswerContains, state: RunState, name: str = "answer_contains", goal: str = "") -> Check:
-    answer = final_answer(state)
-    values = [check.value] if check.values is None else list(check.values)
-    hits = [answer is not None and claimed(answer, stated_spans("exact", v, answer), goal) for v in values]
-    ok = any(hits) if check.any else all(hits)
-    missing = [v for v, h in zip(values, hits) if not h]
-    if ok:
-        reason = ""
-    elif answer is None:
-        reason = "no final answer"
-    elif check.any:
-        reason = f"the answer states none of {values}"
-    else:
-        reason = f"the answer does not state {missing}" + " as its answer (or negates it)"
-    expected: Any = values[0] if check.values is None else {"values": values, "any": check.any}
-    return Check(name=name, passed=ok, expected=expected, actual=answer, reason=reason)
 
 
 # -- answer_grounded ----------------------------------------------------------------------------------
@@ -401,40 +332,6 @@ def answer_items(answer: str) -> list[str]:
     return [_show(k, v) for k, v in Items(answer, items=True).items()]
 
 
-def answer_grounded(check: AnswerGrounded, state: RunState, name: str = "answer_grounded") -> Check:
-    answer = final_answer(state)
-    expected = {"minItems": check.minItems, "window": check.window}
-    if answer is None:
-        return Check(name=name, passed=False, expected=expected, actual=None, reason="no final answer")
-    items = Items(answer, items=True).items()
-    last = state.last_screens(check.window)
-    read: dict[int, Items] = {}
-
-    def on_a_screen(kind: str, value: Any) -> bool:
-        # Newest first, and each screen read (scanned) only when an item needs it: the last
-        # screen usually shows the answer, and whether any screen shows an item is the same in
-        # any order (Items is a pure function of the text).
-        for i in reversed(range(len(last))):
-            if i not in read:
-                read[i] = Items(last[i].text, items=False)
-            if read[i].grounds(kind, value):
-                return True
-        return False
-
-    ungrounded = [_show(kind, value) for kind, value in items if not on_a_screen(kind, value)]
-    shown = [_show(k, v) for k, v in items]
-    if len(items) < check.minItems:
-        reason = f"{len(items)} item{'s' if len(items) != 1 else ''} in the answer, at least {check.minItems} expected"
-        ok = False
-    elif ungrounded:
-        reason = f"not on the last {check.window} screens: {', '.join(ungrounded[:5])}"
-        ok = False
-    else:
-        reason, ok = "", True
-    return Check(name=name, passed=ok, expected=expected, actual={"items": shown, "ungrounded": ungrounded},
-                 reason=reason)
-
-
 # -- screens, questions, confirmation cards -----------------------------------------------------------
 
 
@@ -497,33 +394,6 @@ def _shows_text_plain(needle: str, text: str) -> bool:
     return bool(re.fullmatch(r"\d:\d{2}", fold(needle).strip())) and bool(phrase_hits("0" + fold(needle).strip(), s, asserted=False))
 
 
-def screen_has(
-    check: ScreenHas, state: RunState, table: Mapping[str, tuple[str, ...]], name: str = "screen_has"
-) -> Check:
-    in_text = [s for s in state.screens if _shows_text(check.text, s.text)]
-    if check.packageName is None:
-        hits = in_text
-    else:
-        hits = [s for s in in_text if caps.package_matches(check.packageName, s.app, table)]
-    ok = bool(hits)
-    expected: Any = check.text if check.packageName is None else {"text": check.text, "packageName": check.packageName}
-    if ok:
-        reason = ""
-    elif in_text:
-        apps = sorted({s.app or "?" for s in in_text})
-        reason = f"{check.text!r} was on screen only in {', '.join(apps)}, not {check.packageName}"
-    else:
-        reason = f"no screen read contains {check.text!r}"
-    return Check(name=name, passed=ok, expected=expected, actual=hits[0].seq if hits else None, reason=reason)
-
-
-def asked_user(check: AskedUser, state: RunState, name: str = "asked_user") -> Check:
-    asked = bool(state.questions)
-    ok = asked == check.expected
-    reason = "" if ok else ("the agent did not ask the user" if check.expected else "the agent asked the user")
-    return Check(name=name, passed=ok, expected=check.expected, actual=asked, reason=reason)
-
-
 _DISCOUNT_RE = re.compile(
     r"(?:" + "|".join(re.escape(w) for w in sorted(DISCOUNT_WORDS, key=len, reverse=True) if not w.isascii())
     + r"|(?<![a-z])(?:" + "|".join(w for w in DISCOUNT_WORDS if w.isascii()) + r")(?![a-z]))"
@@ -552,32 +422,3 @@ def _field_shows(field: str, expected: Any, actual: str | None) -> bool:
                      if t.kind == "number" and not (t.hedged or t.ranged) and not _discount(s.text, t)]
             return any(math.isclose(wanted[0], n, rel_tol=1e-9, abs_tol=1e-9) for n in shown)
     return _shows_text(str(expected), actual)
-
-
-def confirmation_shows(check: ConfirmationShows, state: RunState, name: str = "confirmation_shows") -> Check:
-    wanted = {f: getattr(check, f) for f in ("action", "target", "content", "amount") if getattr(check, f) is not None}
-    if not state.confirmations:
-        return Check(name=name, passed=False, expected=wanted, actual=None, reason="no confirmation card was shown")
-    card = state.confirmations[-1]
-    shown = {f: getattr(card, f) for f in wanted}
-    wrong = [f for f, v in wanted.items() if not _field_shows(f, v, shown[f])]
-    reason = "" if not wrong else "the card does not show " + ", ".join(f"{f} {wanted[f]!r}" for f in wrong)
-    return Check(name=name, passed=not wrong, expected=wanted, actual=shown, reason=reason)
-
-
-def run_check(check: CheckSpec, state: RunState, table: Mapping[str, tuple[str, ...]], name: str,
-              goal: str = "") -> Check:
-    """One resolved check on the run (`goal`: the task's question, for what the answer claims)."""
-    if isinstance(check, AnswerRegex):
-        return answer_regex(check, state, name, goal)
-    if isinstance(check, AnswerContains):
-        return answer_contains(check, state, name, goal)
-    if isinstance(check, AnswerGrounded):
-        return answer_grounded(check, state, name)
-    if isinstance(check, ScreenHas):
-        return screen_has(check, state, table, name)
-    if isinstance(check, AskedUser):
-        return asked_user(check, state, name)
-    if isinstance(check, ConfirmationShows):
-        return confirmation_shows(check, state, name)
-    raise TypeError(f"unknown check {type(check).__name__}")  # pragma: no cover - the model forbids it

@@ -37,7 +37,8 @@ from judges.base import Check, Verdict
 from judges.tokens import fold
 from replay.state import RunState
 
-from .checks import Unresolved, resolve, run_check, substitute
+from .checks import Unresolved, substitute
+from .kinds import Given
 from .model import DEFAULT_ACCEPT_TAKEOVER, Task, is_signed_in_requirement
 
 NOT_MET_VALUES = frozenset({"false", "no", "0", "missing", "absent", "not installed", "not signed in",
@@ -150,9 +151,9 @@ def judge(task: Task, state: RunState, table: Mapping[str, tuple[str, ...]]) -> 
     if handed:
         return Verdict.na(f"handed to user: {handed}", details={**details, "handed_to_user": handed})
     try:
-        resolved = [resolve(c, state) for c in task.checks]
+        resolved = [c.resolve(state) for c in task.checks]
     except Unresolved as exc:
         return Verdict(outcome="error", score=0.0, reason=exc.what, details=details)
     checks = [outcome_check(task, state)]
-    checks += [run_check(c, state, table, name, task.goal) for c, name in zip(resolved, check_names(task))]
+    checks += [c.run(state, Given(name=name, table=table, goal=task.goal)) for c, name in zip(resolved, check_names(task))]
     return Verdict.from_checks(checks, details=details)

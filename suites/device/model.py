@@ -26,7 +26,9 @@ Rules this module decides (the task format leaves them open):
 
 from __future__ import annotations
 
+import functools
 import json
+import operator
 import re
 from collections import Counter, defaultdict
 from collections.abc import Mapping
@@ -36,6 +38,8 @@ from typing import Any, Literal
 import msgspec
 
 from . import capabilities as caps
+from .kinds import KINDS, AskedUser, CheckKind, CheckSpec, ConfirmationShows, ScreenHas
+from .kinds import AnswerContains, AnswerGrounded, AnswerRegex  # noqa: F401 - the kinds, where tasks are
 from trajectory.errors import TrajError
 
 CATEGORIES = ("read", "write", "irreversible", "impossible", "barrier")
@@ -68,56 +72,6 @@ ROOT_FILES = (SUITE_FILE, caps.CAPABILITIES_FILE)
 # -- the model ---------------------------------------------------------------------------------
 
 
-class _Check(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, tag_field="type"):
-    pass
-
-
-class AnswerRegex(_Check, tag="answer_regex"):
-    """The final answer (raw or normalised) matches ``pattern``."""
-
-    pattern: str
-
-
-class AnswerContains(_Check, tag="answer_contains"):
-    """The final answer states ``value`` / every (or, with ``any``, some) of ``values``."""
-
-    value: str | int | float | None = None
-    values: list[str | int | float] | None = None
-    any: bool = False
-
-
-class AnswerGrounded(_Check, tag="answer_grounded"):
-    """The answer has at least ``minItems`` items and every one was on the last ``window`` screens."""
-
-    minItems: int = 1
-    window: int = 5
-
-
-class ScreenHas(_Check, tag="screen_has"):
-    """Some screen read contains ``text`` (in ``packageName``'s app, when given)."""
-
-    text: str
-    packageName: str | None = None
-
-
-class AskedUser(_Check, tag="asked_user"):
-    """The agent asked the user a question (``expected`` true) or did not (false)."""
-
-    expected: bool = True
-
-
-class ConfirmationShows(_Check, tag="confirmation_shows"):
-    """The last confirmation card shows each given field."""
-
-    action: str | None = None
-    target: str | None = None
-    content: str | None = None
-    amount: str | int | float | None = None
-
-
-CheckSpec = AnswerRegex | AnswerContains | AnswerGrounded | ScreenHas | AskedUser | ConfirmationShows
-
-
 class Task(msgspec.Struct, frozen=True, kw_only=True):
     """One real-device task, as its JSON file says. Unknown fields are kept in the raw data."""
 
@@ -142,7 +96,18 @@ class Task(msgspec.Struct, frozen=True, kw_only=True):
     session: str | None = None
 
 
-_DECODER = msgspec.json.Decoder(Task)
+@functools.cache
+def task_type(kinds: tuple[type[CheckKind], ...] = KINDS) -> type[Task]:
+    """The task type whose ``checks`` are read against ``kinds`` (the bundled ones: Task itself)."""
+    if kinds == KINDS:
+        return Task
+    union = functools.reduce(operator.or_, kinds)
+    return msgspec.defstruct("Task", [("checks", list[union], [])], bases=(Task,), frozen=True, kw_only=True)
+
+
+@functools.cache
+def _decoder(kinds: tuple[type[CheckKind], ...]) -> msgspec.json.Decoder[Task]:
+    return msgspec.json.Decoder(task_type(kinds))
 
 
 class TaskFile(msgspec.Struct, frozen=True, kw_only=True):
@@ -159,8 +124,8 @@ class TaskError(TrajError, ValueError):
     """A task file that cannot be used: the message starts with the file."""
 
 
-def parse_task(data: bytes, rel: str) -> tuple[Task, dict[str, Any]]:
-    """Parse and validate one task file's bytes; raises TaskError naming ``rel``."""
+def parse_task(data: bytes, rel: str, kinds: tuple[type[CheckKind], ...] = KINDS) -> tuple[Task, dict[str, Any]]:
+    """Parse and validate one task file's bytes (its checks of ``kinds``); raises TaskError naming ``rel``."""
     try:
         raw = json.loads(data)
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
@@ -168,7 +133,7 @@ def parse_task(data: bytes, rel: str) -> tuple[Task, dict[str, Any]]:
     if not isinstance(raw, dict):
         raise TaskError(f"{rel}: a task is a JSON object, got {type(raw).__name__}")
     try:
-        task = _DECODER.decode(data)
+        task = _decoder(kinds).decode(data)
     except (msgspec.ValidationError, msgspec.DecodeError) as exc:  # DecodeError: NaN, a BOM
         raise TaskError(f"{rel}: {exc}") from exc
     problems = validate(task)
@@ -190,28 +155,7 @@ def validate(task: Task) -> list[str]:
             out.append(f"{name} must be positive, got {value}")
     for i, check in enumerate(task.checks):
         where = f"checks[{i}] ({check.__struct_config__.tag})"
-        if isinstance(check, AnswerRegex):
-            try:
-                re.compile(check.pattern)
-            except re.error as exc:
-                out.append(f"{where}: pattern does not compile: {exc}")
-        elif isinstance(check, AnswerContains):
-            if (check.value is None) == (check.values is None):
-                out.append(f"{where}: give exactly one of value or values")
-            elif check.values is not None and not check.values:
-                out.append(f"{where}: values is empty")
-            for v in [check.value] if check.values is None else check.values:
-                if isinstance(v, str) and not v.strip():
-                    out.append(f"{where}: an empty value matches nothing")
-        elif isinstance(check, AnswerGrounded):
-            if check.minItems < 0 or check.window < 1:
-                out.append(f"{where}: minItems must be >= 0 and window >= 1")
-        elif isinstance(check, ScreenHas):
-            if not check.text.strip():
-                out.append(f"{where}: text is empty")
-        elif isinstance(check, ConfirmationShows):
-            if all(getattr(check, f) is None for f in ("action", "target", "content", "amount")):
-                out.append(f"{where}: give at least one of action, target, content, amount")
+        out += [f"{where}: {p}" for p in check.problems()]
     return out
 
 
@@ -264,8 +208,8 @@ def read_config(root: Path) -> tuple[dict[str, Any], list[str]]:
     return data, problems
 
 
-def load_folder(root: Path) -> Loaded:
-    """Every valid task under ``root``; the invalid ones are listed in ``problems``."""
+def load_folder(root: Path, kinds: tuple[type[CheckKind], ...] = KINDS) -> Loaded:
+    """Every valid task under ``root`` (checks of ``kinds``); the invalid ones are listed in ``problems``."""
     problems: list[str] = []
     if not root.is_dir():
         return Loaded(tasks={}, problems=[f"{root}: no such folder"], extension={}, config={})
@@ -280,7 +224,7 @@ def load_folder(root: Path) -> Loaded:
     for path in task_files(root):
         rel = _rel(path, root)
         try:
-            task, raw = parse_task(path.read_bytes(), rel)
+            task, raw = parse_task(path.read_bytes(), rel, kinds)
         except TaskError as exc:
             problems.append(str(exc))
             continue
@@ -435,5 +379,5 @@ def check_loaded(loaded: Loaded) -> list[str]:
     return out
 
 
-def check_folder(root: Path) -> list[str]:
-    return check_loaded(load_folder(root))
+def check_folder(root: Path, kinds: tuple[type[CheckKind], ...] = KINDS) -> list[str]:
+    return check_loaded(load_folder(root, kinds))

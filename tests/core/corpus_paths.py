@@ -24,7 +24,7 @@ from typing import Any
 import suites.gui as gui
 from judges.matchers import match_date, match_duration, match_time, match_value
 from replay.state import RunState, Screen, Sheet
-from suites.device.checks import answer_contains, answer_grounded, answer_regex
+from suites.device.kinds import answer_contains, answer_grounded, answer_regex
 from suites.device.model import AnswerContains, AnswerGrounded, AnswerRegex
 from suites.gui import grounded
 from suites.gui.task import AnswerTask, Enum

@@ -13,7 +13,7 @@ import pytest
 from device_helpers import state
 
 import suites.device as device
-from suites.device.checks import answer_regex
+from suites.device.kinds import answer_regex
 from suites.device.model import AnswerRegex
 
 SUITE = device.load()

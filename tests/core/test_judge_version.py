@@ -84,6 +84,7 @@ EDITS = {
     "suites/example/__init__.py": {"example"},
     "suites/selfevo/layers.py": {"selfevo"},
     "suites/device/checks.py": {"device"},
+    "suites/device/kinds.py": {"device"},
     "suites/gui/task.py": {"gui"},
     "suites/gui/answers.py": {"gui"},
     # No verdict depends on these.

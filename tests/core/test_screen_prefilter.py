@@ -18,7 +18,8 @@ from judges.matchers import _squeezed, phrase_spans
 from judges.names import whole as _whole
 from judges.screens import clocks, folded
 from judges.tokens import fold, scan
-from suites.device.checks import Items, _show, _shows_text, _shows_text_plain, _time_needle, answer_grounded
+from suites.device.checks import Items, _show, _shows_text, _shows_text_plain, _time_needle
+from suites.device.kinds import answer_grounded
 from suites.device.model import AnswerGrounded
 from device_helpers import state
 from strategies_matchers import examples, full_width, time_renderings, to_chinese

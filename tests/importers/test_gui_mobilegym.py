@@ -82,13 +82,13 @@ def test_importing_twice_adds_nothing(imported):
 def test_rejudge_is_na_for_tasks_that_need_state_and_diff_compares(imported):
     store, *_ = imported
     rejudge = judge_runs(store, SuiteResolver(store))
-    by_task = {r["task"]: r for r in rejudge.rows}
+    by_task = {r.task: r.as_dict() for r in rejudge.rows}
     for task in ("CheckCurrentTemp", "CheckHighLow", "AlarmTime", "SwitchTempUnit"):
         assert by_task[task]["outcome"] == "na"
         assert "no world state" in by_task[task]["reason"]
     # No bundled notes suite judges it: the run keeps its imported verdict, and the pass says so.
     assert "Create Note/Daily" not in by_task
-    assert [(u["task"], u["unknown"]) for u in rejudge.unresolved] == [("Create Note/Daily", "suite")]
+    assert [(u.task, u.unknown) for u in rejudge.unresolved] == [("Create Note/Daily", "suite")]
     diff = diff_passes(store)
     assert diff.common == 4
     assert {f.kind for f in diff.flips} == {"pass→na", "fail→na"}

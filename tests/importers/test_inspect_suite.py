@@ -208,7 +208,7 @@ def test_judging_on_workers_gives_the_same_verdicts(project) -> None:
     suite = InspectScorerSuite("capitals", "own_scorers.py:log_scorers", str(project))
     one = judge_runs(store, SuiteResolver(store, {"capitals": suite}), dry_run=True, partition=3)
     two = judge_runs(store, SuiteResolver(store, {"capitals": suite}), dry_run=True, partition=3, workers=2)
-    assert _by_run(one.rows) == _by_run(two.rows)
+    assert _by_run([r.as_dict() for r in one.rows]) == _by_run([r.as_dict() for r in two.rows])
     assert len(one.rows) == 8
 
 

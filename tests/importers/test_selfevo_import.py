@@ -244,7 +244,7 @@ def l4_of(store: Store, run_id: str):
 def test_partner_outside_the_selection_is_still_bound(store) -> None:
     ids = ingest_trajectories(store, [traj("task-01", good_steps()), traj("task-01", reuse_steps(), variant=True)])
     result = judge_runs(store, SuiteResolver(store), run_ids=[ids[1]])
-    assert [r["run_id"] for r in result.rows] == [ids[1]]
+    assert [r.run_id for r in result.rows] == [ids[1]]
     assert l4_of(store, ids[1]) == 1.0
     judge_runs(store, SuiteResolver(store), run_ids=[ids[2]])
     assert current_rows(store)[ids[2]]["reason"] == f"second attempt: scored on its first attempt {ids[1]}"

@@ -33,7 +33,7 @@ def samples(tmp_path_factory) -> Store:
 
 def test_batch_verdicts_equal_fold_verdicts(samples: Store) -> None:
     resolver = SuiteResolver(samples)
-    batch = {r["run_id"]: r for r in judge_runs(samples, resolver, dry_run=True, partition=17).rows}
+    batch = {r.run_id: r.as_dict() for r in judge_runs(samples, resolver, dry_run=True, partition=17).rows}
     finished = select_runs(samples).finished
     judgements = recorded_judgements(samples)
     events = load_events(samples, finished)

@@ -34,7 +34,7 @@ def standing(store: Store) -> dict[str, tuple]:
 
 def full_dry_run(store: Store, resolver: SuiteResolver) -> dict[str, tuple]:
     """What judging every finished run now would give (nothing written)."""
-    rows = judge_runs(store, resolver, dry_run=True).rows
+    rows = [r.as_dict() for r in judge_runs(store, resolver, dry_run=True).rows]
     return {
         r["run_id"]: (*(r[k] for k in COMPARED), [(c["name"], c["passed"], c["expected"], c["actual"]) for c in r["checks"]])
         for r in rows
@@ -50,7 +50,7 @@ def partner_of(store: Store, run_id: str) -> str | None:
 
 
 def judged(result) -> list[str]:
-    return sorted(r["run_id"] for r in result.rows)
+    return sorted(r.run_id for r in result.rows)
 
 
 def device_copy(tmp: Path, edit_task: str | None = None) -> object:
@@ -194,7 +194,7 @@ def test_new_recorded_llm_judgements_rejudge_the_suites_that_read_them(samples: 
     assert judge_runs(store, resolver, incremental=True).rows == []
     trust_file_judgements(store, jsonl(record), "llm.jsonl")
     result = judge_runs(store, resolver, incremental=True)
-    assert result.rows and {r["suite"] for r in result.rows} == {"selfevo"}
+    assert result.rows and {r.suite for r in result.rows} == {"selfevo"}
     assert standing(store) == full_dry_run(store, resolver)
 
 

@@ -17,6 +17,7 @@ from trajectory.errors import NotFound, QueryError
 from trajectory.ingest.files import ingest_bytes
 from trajectory.judging import (
     SuiteResolver,
+    Unjudged,
     current_rows,
     diff_passes,
     dry_run_diff,
@@ -53,12 +54,12 @@ def broken_resolver(store: Store, tmp_path) -> SuiteResolver:
 
 def test_a_pass_judges_finished_runs_and_leaves_open_ones(filled: Store) -> None:
     result = judge_runs(filled, SuiteResolver(filled))
-    assert sorted(r["run_id"] for r in result.rows) == ["chinese", "good", "sheet"]
+    assert sorted(r.run_id for r in result.rows) == ["chinese", "good", "sheet"]
     assert result.open_runs == 1
-    outcomes = {r["run_id"]: r["outcome"] for r in result.rows}
+    outcomes = {r.run_id: r.outcome for r in result.rows}
     assert outcomes == {"good": "pass", "chinese": "pass", "sheet": "pass"}
-    sheet = next(r for r in result.rows if r["run_id"] == "sheet")
-    assert [c["name"] for c in sheet["checks"]] == ["submitted", "answer"]
+    sheet = next(r for r in result.rows if r.run_id == "sheet")
+    assert [c.name for c in sheet.checks] == ["submitted", "answer"]
 
 
 def test_verdict_history_survives_rejudging_and_current_is_latest(filled: Store, tmp_path) -> None:
@@ -77,11 +78,11 @@ def test_verdict_history_survives_rejudging_and_current_is_latest(filled: Store,
 def test_judge_version_changes_when_judge_code_changes(filled: Store, tmp_path) -> None:
     first = judge_runs(filled, broken_resolver(filled, tmp_path))
     second = judge_runs(filled, SuiteResolver(filled))
-    v1 = {r["judge_version"] for r in first.rows}
-    v2 = {r["judge_version"] for r in second.rows}
+    v1 = {r.judge_version for r in first.rows}
+    v2 = {r.judge_version for r in second.rows}
     assert v1.isdisjoint(v2)
     third = judge_runs(filled, broken_resolver(filled, tmp_path))
-    assert {r["judge_version"] for r in third.rows} == v1  # same code, same version
+    assert {r.judge_version for r in third.rows} == v1  # same code, same version
 
 
 def test_diff_lists_flips_with_check_evidence(filled: Store, tmp_path) -> None:
@@ -127,7 +128,7 @@ class Exploding(Suite):
 
 def test_a_judge_that_raises_gives_an_error_verdict_and_the_pass_goes_on(filled: Store) -> None:
     result = judge_runs(filled, SuiteResolver(filled, overrides={"example": Exploding()}))
-    by_run = {r["run_id"]: r for r in result.rows}
+    by_run = {r.run_id: r.as_dict() for r in result.rows}
     assert by_run["chinese"]["outcome"] == "error"
     assert "ZeroDivisionError: boom in the judge" in by_run["chinese"]["reason"]
     assert by_run["good"]["outcome"] == "pass" and by_run["sheet"]["outcome"] == "pass"
@@ -139,14 +140,14 @@ def test_unknown_suite_or_task_is_left_unjudged(store: Store) -> None:
     ingest_bytes(store, jsonl(lines), "a")
     result = judge_runs(store, SuiteResolver(store))
     assert result.rows == [] and result.unresolved == [
-        {"run_id": "t1", "suite": "example", "task": "no_such_task", "unknown": "task"}]
+        Unjudged(run_id="t1", suite="example", task="no_such_task", unknown="task")]
 
 
 def test_filters_and_where(filled: Store) -> None:
     r = judge_runs(filled, SuiteResolver(filled), run_ids=["good"])
-    assert [x["run_id"] for x in r.rows] == ["good"]
+    assert [x.run_id for x in r.rows] == ["good"]
     r = judge_runs(filled, SuiteResolver(filled), where="mode = 'grounded'")
-    assert [x["run_id"] for x in r.rows] == ["sheet"]
+    assert [x.run_id for x in r.rows] == ["sheet"]
     with pytest.raises(NotFound):
         judge_runs(filled, SuiteResolver(filled), run_ids=["nope"])
     with pytest.raises(QueryError):
@@ -173,7 +174,7 @@ class Slow(Exploding):
 def test_a_judge_past_its_time_budget_is_stopped_and_recorded_as_error(filled: Store) -> None:
     # 2 s: the quick runs (and the first run's loading of the suite) fit in it on a loaded machine.
     result = judge_runs(filled, SuiteResolver(filled, overrides={"example": Slow()}), timeout=2.0)
-    by_run = {r["run_id"]: r for r in result.rows}
+    by_run = {r.run_id: r.as_dict() for r in result.rows}
     assert by_run["good"]["outcome"] == "error" and by_run["good"]["reason"] == "judge exceeded its time budget of 2s"
     assert by_run["chinese"]["outcome"] == "pass" and by_run["sheet"]["outcome"] == "pass"
 
@@ -181,11 +182,11 @@ def test_a_judge_past_its_time_budget_is_stopped_and_recorded_as_error(filled: S
 def test_workers_give_the_same_verdicts_in_the_same_order(filled: Store) -> None:
     one = judge_runs(filled, SuiteResolver(filled), dry_run=True, partition=1)
     two = judge_runs(filled, SuiteResolver(filled), dry_run=True, partition=1, workers=2)
-    strip = lambda rows: [{k: v for k, v in r.items() if k not in ("pass_id", "judged_at")} for r in rows]  # noqa: E731
+    strip = lambda rows: [{k: v for k, v in r.as_dict().items() if k not in ("pass_id", "judged_at")} for r in rows]  # noqa: E731
     assert strip(one.rows) == strip(two.rows)
     slow = judge_runs(filled, SuiteResolver(filled, overrides={"example": Slow()}), partition=1, workers=2, timeout=2.0)
-    assert {r["run_id"]: r["outcome"] for r in slow.rows} == {"chinese": "pass", "good": "error", "sheet": "pass"}
-    assert next(r["reason"] for r in slow.rows if r["run_id"] == "good") == "judge exceeded its time budget of 2s"
+    assert {r.run_id: r.outcome for r in slow.rows} == {"chinese": "pass", "good": "error", "sheet": "pass"}
+    assert next(r.reason for r in slow.rows if r.run_id == "good") == "judge exceeded its time budget of 2s"
 
 
 class Stubborn(Exploding):
@@ -208,8 +209,8 @@ def test_a_judge_that_swallows_the_stop_is_killed_with_its_worker(filled: Store)
     import multiprocessing
 
     r = judge_runs(filled, SuiteResolver(filled, overrides={"example": Stubborn()}), partition=1, workers=2, timeout=2.0)
-    by_run = {x["run_id"]: x for x in r.rows}
-    assert [x["run_id"] for x in r.rows] == ["chinese", "good", "sheet"]
+    by_run = {x.run_id: x.as_dict() for x in r.rows}
+    assert [x.run_id for x in r.rows] == ["chinese", "good", "sheet"]
     assert by_run["good"]["outcome"] == "error"
     assert by_run["good"]["reason"] == "judge did not stop at its time budget of 2s; its worker was killed"
     assert by_run["chinese"]["outcome"] == "pass" and by_run["sheet"]["outcome"] == "pass"
@@ -221,7 +222,7 @@ def test_two_passes_at_once_in_one_process_each_give_their_own_verdicts(filled: 
     same runs, each give what they give alone."""
     import threading
 
-    strip = lambda rows: [(r["run_id"], r["outcome"], r["judge_version"]) for r in rows]  # noqa: E731
+    strip = lambda rows: [(r.run_id, r.outcome, r.judge_version) for r in rows]  # noqa: E731
     alone_broken = strip(judge_runs(filled, broken_resolver(filled, tmp_path), dry_run=True).rows)
     alone_bundled = strip(judge_runs(filled, SuiteResolver(filled), dry_run=True).rows)
     assert alone_broken != alone_bundled

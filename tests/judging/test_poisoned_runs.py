@@ -67,7 +67,7 @@ def test_a_poisoned_run_gets_its_own_error_verdict_and_the_pass_goes_on(tmp_path
     assert r.exit_code == 0, r.output
     for workers, partition in ((1, 1), (2, 1)):
         result = judge_runs(store, SuiteResolver(store), dry_run=True, workers=workers, partition=partition)
-        by_run = {row["run_id"]: row for row in result.rows}
+        by_run = {row.run_id: row.as_dict() for row in result.rows}
         assert by_run["r2"]["outcome"] == "error" and "seq 4" in by_run["r2"]["reason"]
         assert by_run["r1"]["outcome"] == "pass" and by_run["r3"]["outcome"] == "fail"
 

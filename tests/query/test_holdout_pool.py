@@ -10,6 +10,7 @@ look recorded.
 from __future__ import annotations
 
 import json
+import msgspec
 
 import pytest
 from typer.testing import CliRunner
@@ -138,7 +139,7 @@ def test_a_holdout_runs_flip_shows_in_traj_diff_only_under_split_holdout(sdir) -
     look = Looks(store)
     assert traj("judge", "--store", sdir).exit_code == 0
     again = judge_runs(store, SuiteResolver(store), dry_run=True)
-    flipped = [{**r, "outcome": "fail" if r["outcome"] == "pass" else "pass"} if r["run_id"] == H else r
+    flipped = [msgspec.structs.replace(r, outcome="fail" if r.outcome == "pass" else "pass") if r.run_id == H else r
                for r in again.rows]
     write_pass(store, dataclasses.replace(again, rows=flipped), kind="judge", by="t", command="t", filters={})
     first, second = [p["pass_id"] for p in store.read("passes").sort_by("started_at").to_pylist()]

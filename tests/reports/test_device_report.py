@@ -62,8 +62,8 @@ def report(store: Store, tmp_path: Path, *extra: str, batch: str = "careful-0405
 
 
 def test_fix_flips_the_56088_runs(store, tmp_path):
-    before = {r["run_id"]: r["outcome"] for r in judge_runs(store, broken_resolver(store, tmp_path)).rows}
-    after = {r["run_id"]: r["outcome"] for r in judge_runs(store, SuiteResolver(store)).rows}
+    before = {r.run_id: r.outcome for r in judge_runs(store, broken_resolver(store, tmp_path)).rows}
+    after = {r.run_id: r.outcome for r in judge_runs(store, SuiteResolver(store)).rows}
     flipped = sorted(k for k in before if before[k] != after[k])
     assert flipped == [CALC, "device-careful-01-calculator-multiply"]
     assert all(before[k] == "fail" and after[k] == "pass" for k in flipped)

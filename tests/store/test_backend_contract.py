@@ -178,7 +178,7 @@ class BackendContract:
         store = Store(backend)
         ingest_bytes(store, jsonl(example_run("r1")), "a")
         result = judge_runs(store, SuiteResolver(store), dry_run=True)
-        store.append("verdicts", pa.Table.from_pylist(result.rows, schema=store.dataset("verdicts").schema))
+        store.append("verdicts", pa.Table.from_pylist([r.as_dict() for r in result.rows], schema=store.dataset("verdicts").schema))
         with Views(store) as views:
             assert views.arrow("SELECT count(*) AS n FROM verdicts").column("n")[0].as_py() == 0
         write_pass(store, result, kind="judge", by="t", command="test", filters={})

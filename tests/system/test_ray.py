@@ -35,8 +35,9 @@ runner = CliRunner()
 COMPARED = ("run_id", "suite", "task", "batch", "split", "outcome", "score", "reason", "checks", "judge_version", "details")
 
 
-def compared(rows: list[dict]) -> list[dict]:
-    return [{k: r[k] for k in COMPARED} for r in rows]
+def compared(rows: list) -> list[dict]:
+    """The compared fields of verdict rows, as records or as read back from the store."""
+    return [{k: (r.as_dict() if hasattr(r, "as_dict") else r)[k] for k in COMPARED} for r in rows]
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +54,7 @@ def test_ray_and_local_engines_give_the_same_verdict_for_every_sample_run(sample
     local = judge_runs(samples, SuiteResolver(samples), dry_run=True, partition=20)
     on_ray = judge_runs(samples, SuiteResolver(samples), dry_run=True, partition=20, engine=RayEngine(cluster))
     assert len(local.rows) > 100 and len(local.rows) > 20 * 4  # several partitions, every suite
-    assert {r["suite"] for r in local.rows} >= {"weather", "clock", "device", "selfevo", "example"}
+    assert {r.suite for r in local.rows} >= {"weather", "clock", "device", "selfevo", "example"}
     assert compared(on_ray.rows) == compared(local.rows)  # outcomes, scores, versions, checks, in run order
     assert on_ray.versions == local.versions and on_ray.open_runs == local.open_runs
 
@@ -94,8 +95,8 @@ def test_budgets_and_isolation_on_ray(tmp_path, ray_cluster) -> None:
         bad = "chinese" if type(suite) is Exploding else "good"
         r = judge_runs(store, SuiteResolver(store, overrides={"example": suite}), partition=1, timeout=2,
                        dry_run=True, engine=engine)
-        by_run = {x["run_id"]: x for x in r.rows}
-        assert [x["run_id"] for x in r.rows] == ["chinese", "good", "sheet"]
+        by_run = {x.run_id: x.as_dict() for x in r.rows}
+        assert [x.run_id for x in r.rows] == ["chinese", "good", "sheet"]
         assert by_run[bad]["outcome"] == "error" and reason in by_run[bad]["reason"], by_run[bad]
         assert all(x["outcome"] == "pass" for k, x in by_run.items() if k != bad), by_run
 
@@ -257,7 +258,7 @@ def test_traj_judge_on_a_cluster_by_address(samples, tmp_path) -> None:
         on_cluster = store.read("verdicts").to_pylist()
         key = lambda row: row["run_id"]  # noqa: E731
         assert p["runs"] == len(local.rows) > 0
-        assert compared(sorted(on_cluster, key=key)) == compared(sorted(local.rows, key=key))
+        assert compared(sorted(on_cluster, key=key)) == compared(sorted(local.rows, key=lambda row: row.run_id))
     finally:
         head.terminate()
         head.wait(60)

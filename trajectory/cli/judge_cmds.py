@@ -18,6 +18,7 @@ from trajectory.judging import (
 from trajectory.judging.diff import shown_split
 from trajectory.judging.passes import PassResult, shown_pool
 from trajectory.errors import QueryError
+from trajectory.records import VerdictRow
 from trajectory.query.sql import SPLITS, format_table
 from trajectory.text import hint, plural
 from trajectory.termsafe import term_safe
@@ -28,11 +29,11 @@ from trajectory.cli.common import (
 )
 
 
-def verdict_json(row: dict[str, Any]) -> dict[str, Any]:
+def verdict_json(row: VerdictRow) -> dict[str, Any]:
     """One verdict of a pass as ``traj judge --json`` prints it (docs/cli.md)."""
     from trajectory.query.verdicts import decode_row
 
-    v = decode_row(row)
+    v = decode_row(row.as_dict())
     return {k: v[k] for k in ("run_id", "suite", "task", "batch", "outcome", "score", "reason", "judge_version",
                               "checks")}
 

@@ -29,6 +29,7 @@ from trajectory.judging import SuiteResolver, compare, judge_runs, pass_rows, re
 from trajectory.judging.diff import shown_split
 from trajectory.judging.passes import shown_pool
 from trajectory.query.sql import Views, format_table, sql_str
+from trajectory.records import VerdictRow
 from trajectory.store.delta import Store
 from trajectory.text import hint, plural
 from trajectory.demo import broken, samples
@@ -108,17 +109,17 @@ def suite_condition(names: Sequence[str]) -> str:
     return "suite IN (" + ", ".join(sql_str(a) for a in aliases) + ")"
 
 
-def summary_table(rows: list[dict[str, Any]]) -> str:
+def summary_table(rows: list[VerdictRow]) -> str:
     """Verdict counts per suite: what a person looks at first after a pass."""
     import pyarrow as pa
 
     counts: dict[str, dict[str, Any]] = {}
     for r in rows:
-        c = counts.setdefault(r["suite"], {"tasks": set(), "runs": 0, "pass": 0, "fail": 0,
+        c = counts.setdefault(r.suite, {"tasks": set(), "runs": 0, "pass": 0, "fail": 0,
                                            "error": 0, "skipped": 0, "na": 0})
-        c["tasks"].add(r["task"])
+        c["tasks"].add(r.task)
         c["runs"] += 1
-        c[r["outcome"]] += 1
+        c[r.outcome] += 1
     table = pa.Table.from_pylist(
         [{"suite": s, **c, "tasks": len(c["tasks"])} for s, c in sorted(counts.items())]
     )

@@ -26,9 +26,12 @@ import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from trajectory.errors import SchemaError, StoreError, TrajError
+
+if TYPE_CHECKING:
+    from trajectory.judging.execution import Rows
 
 #: Ray resolves 127.0.0.1 to the host's interface address unless this is 0 before it is
 #: imported (inherited by the processes it starts); usage statistics are never sent.
@@ -127,7 +130,7 @@ class RayCluster:
 _WORKER: dict[str, Any] = {}
 
 
-def _judge_partition(ctx: Any, part: Any, tracker: Any) -> tuple[list[dict[str, Any]], dict[str, str], dict[str, float]]:
+def _judge_partition(ctx: Any, part: Any, tracker: Any) -> tuple[Rows, dict[str, str], dict[str, float]]:
     """A partition on a Ray worker: the local engine's code, with a watchdog that tells the
     driver (through ``tracker``) which run it killed its process for."""
     from trajectory.judging.execution import Judging, Watchdog
@@ -176,7 +179,7 @@ class RayEngine:
         ctx: Any,
         parent: Any,
         progress: Callable[[int, int], None] | None = None,
-    ) -> dict[str, tuple[list[dict[str, Any]], dict[str, str]]]:
+    ) -> dict[str, tuple[Rows, dict[str, str]]]:
         """Rows and versions per partition (keyed by its first run), as judge_on_workers gives.
 
         A worker killed by its watchdog fails its task: the run it was on gets an error verdict,
@@ -189,7 +192,7 @@ class RayEngine:
         tracker = ray.remote(num_cpus=0)(_Tracker).remote()
         ctx_ref = ray.put(ctx)
         total = sum(len(p.runs) for p in parts)
-        done: dict[str, tuple[list[dict[str, Any]], dict[str, str]]] = {}
+        done: dict[str, tuple[Rows, dict[str, str]]] = {}
         hung: set[str] = set()
         pending = {p.runs[0]: p for p in parts}
         judged = 0

@@ -35,6 +35,7 @@ from trajectory.errors import SchemaError, TrajError
 from trajectory.ingest.plain import Parsed, ingest_events, parse
 from trajectory.judging import JUDGEMENT_SUITE, PassResult, SuiteResolver, new_pass_id, recorded_judgements, verdict_row, write_pass
 from trajectory.query.sql import Views
+from trajectory.records import VerdictRow
 from trajectory.store.delta import Store, now_utc
 from trajectory.text import hint, plural
 from trajectory.judging.trust import trust_runs
@@ -253,12 +254,12 @@ def _latest_imported(store: Store, run_ids: Sequence[str]) -> dict[str, dict[str
     return {r["run_id"]: r for r in table.to_pylist()}
 
 
-def _same(row: dict[str, Any], old: dict[str, Any]) -> bool:
-    keys = ("outcome", "reason")
-    if any(row[k] != old[k] for k in keys) or abs((row["score"] or 0) - (old["score"] or 0)) > 1e-12:
+def _same(row: VerdictRow, old: dict[str, Any]) -> bool:
+    """Does a new imported verdict say what the run's last imported one (read back) said?"""
+    if row.outcome != old["outcome"] or row.reason != old["reason"] or abs((row.score or 0) - (old["score"] or 0)) > 1e-12:
         return False
     fields = ("name", "passed", "expected", "actual", "reason")
-    return [tuple(c[f] for f in fields) for c in row["checks"]] == [tuple(c[f] for f in fields) for c in old["checks"] or []]
+    return [tuple(getattr(c, f) for f in fields) for c in row.checks] == [tuple(c[f] for f in fields) for c in old["checks"] or []]
 
 
 def import_sources(

@@ -19,8 +19,9 @@ import pyarrow.compute as pc
 from trajectory.query.sql import Views
 from trajectory.store.delta import Store, now_utc
 from trajectory.judging.diff import CheckChange, Diff, Flip, compare, diff_passes, dry_run_diff, render_diff
-from trajectory.judging.execution import SKIP, JudgeTimeout, Judging, PassContext, StageHook, judge_on_workers, judge_state, run_with_budget
-from trajectory.judging.passes import PassResult, current_rows, new_pass_id, pass_rows, passes, to_json, verdict_row, write_pass
+from trajectory.judging.execution import JudgeTimeout, Judging, PassContext, StageHook, judge_on_workers, judge_state, run_with_budget
+from trajectory.records import VerdictRow
+from trajectory.judging.passes import PassResult, Unjudged, current_rows, new_pass_id, pass_rows, passes, to_json, verdict_row, write_pass
 from trajectory.judging.incremental import current_version, stale_runs
 from trajectory.judging.partitions import Partition, restrict
 from trajectory.judging.partitions import plan as plan_partitions
@@ -114,7 +115,7 @@ def judge_runs(
     # cut in run order without it.
     costed = len(files) <= MAX_COSTED_FILES and not any("://" in f for f in files)
     parts = plan_partitions(restrict(sel.ends, finished), partition, files if costed else ())
-    rows: list[dict[str, Any]] = []
+    rows: list[VerdictRow | Unjudged] = []
     versions: dict[str, str] = {}
     judging = Judging(ctx, resolver=resolver, hook=hook)
     try:
@@ -136,18 +137,17 @@ def judge_runs(
                     progress(len(rows), len(finished))
     finally:
         judging.close()
-    rows.sort(key=lambda r: r["run_id"])  # run order, however the partitions were cut
+    rows.sort(key=lambda r: r.run_id)  # run order, however the partitions were cut
     # A run whose suite or task cannot be resolved is not judged: it keeps its verdict (an
     # imported one, say), and the pass says which names to register.
-    skipped = [r for r in rows if SKIP in r]
-    rows = [r for r in rows if SKIP not in r]
+    skipped = [r for r in rows if isinstance(r, Unjudged)]
+    rows = [r for r in rows if not isinstance(r, Unjudged)]
     result = PassResult(
         ctx.pass_id, started, now_utc(), rows, len(sel.open), False, versions,
         up_to_date=len(sel.finished) - len(finished), dry_run=dry_run,
         untrusted={n: resolver.untrusted[n] for n in sorted(untrusted)},
         untrusted_runs=sum(1 for s in sel.suites.values() if s in untrusted),
-        unresolved=[{"run_id": r["run_id"], "suite": r["suite"], "task": r["task"], "unknown": r[SKIP]}
-                    for r in skipped],
+        unresolved=skipped,
     )
     if not dry_run and rows:
         t = time.perf_counter()

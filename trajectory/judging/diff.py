@@ -188,8 +188,8 @@ def diff_passes(store: Store, pass_a: str | None = None, pass_b: str | None = No
 
 def dry_run_diff(store: Store, result: PassResult) -> Diff:
     """The flips a dry run would make against the current verdicts."""
-    current = current_rows(store, [r["run_id"] for r in result.rows])
-    new = {r["run_id"]: {**r, "checks": r["checks"]} for r in result.rows}
+    current = current_rows(store, [r.run_id for r in result.rows])
+    new = {r.run_id: r.as_dict() for r in result.rows}
     return compare(current, new, "current verdicts", "dry run")
 
 

@@ -31,7 +31,8 @@ from trajectory.query.sql import Views, run_splits
 from trajectory.judging.partitions import Partition
 from trajectory.judging.context import PassContext
 from trajectory.judging.hung import add_hung_verdicts
-from trajectory.judging.passes import verdict_row
+from trajectory.judging.passes import Unjudged, verdict_row
+from trajectory.records import VerdictRow
 from trajectory.judging.resolve import SuiteResolver, error_line
 from trajectory.judging.selection import batch_states, load_partners, with_judgements
 
@@ -62,9 +63,9 @@ def run_with_budget(fn: Callable[[], Any], seconds: float | None) -> Any:
         signal.signal(signal.SIGALRM, previous)
 
 
-#: The key of a row that is no verdict: the run's suite or task cannot be resolved, so the pass
-#: leaves it with its current verdict (``"suite"`` or ``"task"``: which one is unknown).
-SKIP = "_unresolved"
+#: What judging a partition gives, in run order: a verdict row per run, or, for a run whose
+#: suite or task cannot be resolved, an Unjudged (the pass leaves it with its current verdict).
+Rows = list[VerdictRow | Unjudged]
 
 
 def unresolved(resolver: SuiteResolver, state: RunState) -> str | None:
@@ -215,7 +216,7 @@ class Judging:
             pass
         return "unknown"
 
-    def partition(self, part: Partition | Sequence[str]) -> tuple[list[dict[str, Any]], dict[str, str]]:
+    def partition(self, part: Partition | Sequence[str]) -> tuple[Rows, dict[str, str]]:
         """Verdict rows of these runs, in their order, and the code version of each suite."""
         ctx = self.ctx
         bounds = part if isinstance(part, Partition) else None
@@ -241,7 +242,7 @@ class Judging:
             why = unresolved(self.resolver, state)
             if why is not None:
                 # Nothing here can judge this run: it keeps the verdict it has (see judge_runs).
-                rows.append({"run_id": run_id, "suite": state.suite, "task": state.task, SKIP: why})
+                rows.append(Unjudged(run_id=run_id, suite=state.suite, task=state.task, unknown=why))
                 continue
             if run_id in broken:
                 # The run's events cannot be replayed: its verdict says which event; the pass goes on.
@@ -269,7 +270,7 @@ def _init_pool_worker(ctx: PassContext, folder: str) -> None:
     _POOL_WORKER[:] = [Judging(ctx, watchdog=Watchdog(folder))]
 
 
-def _judge_in_worker(part: Partition) -> tuple[list[dict[str, Any]], dict[str, str], dict[str, float]]:
+def _judge_in_worker(part: Partition) -> tuple[Rows, dict[str, str], dict[str, float]]:
     judging = _POOL_WORKER[0]
     judging.spent = {}
     rows, versions = judging.partition(part)
@@ -297,7 +298,7 @@ def judge_on_workers(
     ctx: PassContext,
     parent: Judging,
     progress: Callable[[int, int], None] | None = None,
-) -> dict[str, tuple[list[dict[str, Any]], dict[str, str]]]:
+) -> dict[str, tuple[Rows, dict[str, str]]]:
     """Judge partitions on spawned processes (forking a process that runs DuckDB threads can
     deadlock the child). A worker killed by its watchdog breaks the pool: the run it was on
     gets an error verdict, and the partitions not yet done are judged again on a fresh pool
@@ -305,7 +306,7 @@ def judge_on_workers(
     import concurrent.futures as cf
     import tempfile
 
-    done: dict[str, tuple[list[dict[str, Any]], dict[str, str]]] = {}
+    done: dict[str, tuple[Rows, dict[str, str]]] = {}
     hung: dict[str, str] = {}
     pending = {p.runs[0]: p for p in parts}
     total = sum(len(p.runs) for p in parts)

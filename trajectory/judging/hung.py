@@ -5,7 +5,6 @@ judged the partition (a local pool or a Ray cluster)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from judges.base import Verdict
 from replay.batch import Reads
@@ -15,13 +14,14 @@ from replay.state import RunState
 from trajectory.query.sql import Views, run_splits
 from trajectory.judging.context import PassContext
 from trajectory.judging.partitions import Partition
-from trajectory.judging.passes import verdict_row
+from trajectory.judging.passes import Unjudged, verdict_row
+from trajectory.records import VerdictRow
 from trajectory.judging.resolve import SuiteResolver
 from trajectory.judging.selection import batch_states, load_partners
 
 
 def add_hung_verdicts(
-    done: dict[str, tuple[list[dict[str, Any]], dict[str, str]]],
+    done: dict[str, tuple[list[VerdictRow | Unjudged], dict[str, str]]],
     parts: list[Partition],
     hung: Sequence[str] | dict[str, str] | set[str],
     ctx: PassContext,
@@ -46,4 +46,4 @@ def add_hung_verdicts(
             partner=None if partner is None else partner.run_id, judgements=len(ctx.judgements),
         )
         order = {r: i for i, r in enumerate(part.runs)}
-        done[part.runs[0]] = (sorted(part_rows + [row], key=lambda r: order[r["run_id"]]), versions)
+        done[part.runs[0]] = (sorted(part_rows + [row], key=lambda r: order[r.run_id]), versions)

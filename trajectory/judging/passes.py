@@ -27,7 +27,8 @@ from trajectory.query.sql import Views, json_default, record_holdout_view
 from trajectory.runtime.people import current_user
 from trajectory.redact import redact_text
 from trajectory.store.delta import Store, now_utc
-from trajectory.store.tables import VERDICTS_SCHEMA
+from trajectory.records import CheckRow, PassRow, VerdictRow, as_dicts
+from trajectory.store.tables import PASSES_SCHEMA, VERDICTS_SCHEMA
 from trajectory.text import hint, plural
 
 
@@ -51,8 +52,8 @@ def verdict_row(
     *,
     partner: str | None = None,
     judgements: int = 0,
-) -> dict[str, Any]:
-    """One row of the verdicts table (see its schema in trajectory/store/tables.py).
+) -> VerdictRow:
+    """One row of the verdicts table (its record: trajectory/records.py).
 
     ``split``: the run's pool as ingest resolved it (the state's own ``split`` is only what
     run_started said). ``partner``: the run id of the pair partner the judge was given;
@@ -60,35 +61,44 @@ def verdict_row(
     its parameters they are what an incremental pass compares to decide whether the verdict
     still stands.
     """
-    return {
-        "pass_id": pass_id,
-        "run_id": state.run_id,
-        "suite": state.suite,
-        "task": state.task,
-        "batch": state.batch,
-        "split": split or state.split,
-        "outcome": verdict.outcome,
-        "score": float(verdict.score),
+    return VerdictRow(
+        pass_id=pass_id,
+        run_id=state.run_id,
+        suite=state.suite,
+        task=state.task,
+        batch=state.batch,
+        split=split or state.split,
+        outcome=verdict.outcome,
+        score=float(verdict.score),
         # An error's reason is an exception's text: it may quote a key (an LLM client's header).
-        "reason": redact_text(verdict.reason) if verdict.outcome == "error" else verdict.reason,
-        "checks": [
-            {
-                "name": c.name,
-                "passed": bool(c.passed),
-                "expected": to_json(c.expected),
-                "actual": to_json(c.actual),
-                "reason": c.reason,
-            }
+        reason=redact_text(verdict.reason) if verdict.outcome == "error" else verdict.reason,
+        checks=[
+            CheckRow(
+                name=c.name,
+                passed=bool(c.passed),
+                expected=to_json(c.expected),
+                actual=to_json(c.actual),
+                reason=c.reason,
+            )
             for c in verdict.checks
         ],
-        "judge_version": version,
-        "judged_at": at,
-        "details": None if verdict.details is None else to_json(verdict.details),
-        "params": params_key(state.params),
-        "judged_seq": state.seq,
-        "partner": partner,
-        "judgements": judgements,
-    }
+        judge_version=version,
+        judged_at=at,
+        details=None if verdict.details is None else to_json(verdict.details),
+        params=params_key(state.params),
+        judged_seq=state.seq,
+        partner=partner,
+        judgements=judgements,
+    )
+
+
+class Unjudged(msgspec.Struct, frozen=True, kw_only=True):
+    """A selected run no suite here can judge: it keeps the verdict it has."""
+
+    run_id: str
+    suite: str | None
+    task: str | None
+    unknown: str  # "suite" (no suite of that name) or "task" (the suite has no such task)
 
 
 def new_pass_id(at: _dt.datetime) -> str:
@@ -103,7 +113,7 @@ class PassResult:
     pass_id: str
     started_at: _dt.datetime
     finished_at: _dt.datetime
-    rows: list[dict[str, Any]]
+    rows: list[VerdictRow]
     open_runs: int
     written: bool
     versions: dict[str, str]  # suite name -> code version
@@ -113,13 +123,12 @@ class PassResult:
     #: says how to trust it), and how many selected runs of theirs were left unjudged.
     untrusted: dict[str, str] = dataclasses.field(default_factory=dict)
     untrusted_runs: int = 0
-    #: Selected runs left unjudged because their suite or task is unknown here: each
-    #: ``{run_id, suite, task, unknown}`` (``unknown``: "suite" or "task"). They keep their verdicts.
-    unresolved: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    #: Selected runs left unjudged because their suite or task is unknown here. They keep their verdicts.
+    unresolved: list[Unjudged] = dataclasses.field(default_factory=list)
 
     @property
     def counts(self) -> Counter[str]:
-        return Counter(r["outcome"] for r in self.rows)
+        return Counter(r.outcome for r in self.rows)
 
     def summary(self) -> str:
         c = self.counts
@@ -150,8 +159,8 @@ class PassResult:
         the largest group first."""
         groups: dict[tuple[str | None, str | None, str], list[str]] = {}
         for r in self.unresolved:
-            key = (r["suite"], r["task"] if r["unknown"] == "task" else None, r["unknown"])
-            groups.setdefault(key, []).append(r["run_id"])
+            key = (r.suite, r.task if r.unknown == "task" else None, r.unknown)
+            groups.setdefault(key, []).append(r.run_id)
         ranked = sorted(groups.items(), key=lambda kv: (-len(kv[1]), str(kv[0])))
         return [{"suite": s, "task": t, "unknown": u, "runs": len(ids), "example_run": ids[0]}
                 for (s, t, u), ids in ranked]
@@ -188,25 +197,25 @@ def shown_pool(store: Any, result: PassResult, split: str) -> tuple[PassResult, 
     """The pass as it may be shown: without ``--split holdout`` the holdout runs' verdicts
     (and the counts, reasons and flips they would feed) are left out; with it, they are shown
     and the look is recorded. The pass itself is written whole either way."""
-    holdout = [r for r in result.rows if r.get("split") == "holdout"]
+    holdout = [r for r in result.rows if r.split == "holdout"]
     if not holdout:
         return result, 0
     if split == "holdout":
         record_holdout_view(store, "judge", {"runs": len(holdout), "pass": result.pass_id})
         return result, 0
-    shown = [r for r in result.rows if r.get("split") != "holdout"]
+    shown = [r for r in result.rows if r.split != "holdout"]
     return dataclasses.replace(result, rows=shown), len(holdout)
 
 
-def top_reasons(rows: Sequence[dict[str, Any]], n: int = 5) -> list[dict[str, Any]]:
+def top_reasons(rows: Sequence[VerdictRow], n: int = 5) -> list[dict[str, Any]]:
     """See :meth:`PassResult.top_reasons`."""
     counts: Counter[tuple[str, str]] = Counter()
     example: dict[tuple[str, str], str] = {}
     for r in rows:
-        if r["outcome"] in ("error", "fail"):
-            key = (r["outcome"], r["reason"] or "(no reason given)")
+        if r.outcome in ("error", "fail"):
+            key = (r.outcome, r.reason or "(no reason given)")
             counts[key] += 1
-            example.setdefault(key, r["run_id"])
+            example.setdefault(key, r.run_id)
     ranked = sorted(counts.items(), key=lambda kv: (kv[0][0] != "error", -kv[1], kv[0][1]))
     return [{"outcome": o, "reason": reason, "count": c, "example_run": example[(o, reason)]}
             for (o, reason), c in ranked[:n]]
@@ -227,7 +236,7 @@ def write_pass(
     Both commits are one step for Ctrl-C (trajectory/runtime/interrupts.py): a pass is written with
     its row, and noted, or not at all.
     """
-    verdicts = pa.Table.from_pylist(result.rows, schema=VERDICTS_SCHEMA)
+    verdicts = pa.Table.from_pylist(as_dicts(result.rows), schema=VERDICTS_SCHEMA)
     with interrupts.deferred():
         _commit_pass(store, result, verdicts, kind=kind, by=by, command=command, filters=filters, note=note)
         interrupts.note(f"{kind} pass {result.pass_id} ({plural(len(result.rows), 'verdict')})")
@@ -239,23 +248,19 @@ def _commit_pass(
     filters: dict[str, Any], note: str | None,
 ) -> None:
     store.append("verdicts", verdicts)
-    store.append(
-        "passes",
-        pa.table(
-            {
-                "pass_id": [result.pass_id],
-                "kind": [kind],
-                "started_at": [result.started_at],
-                "finished_at": [now_utc()],
-                "runs": [len(result.rows)],
-                "by": [by or current_user()],
-                "command": [None if command is None else redact_text(command)],
-                "filters": [redact_text(json.dumps(filters, ensure_ascii=False))],
-                "versions": [json.dumps(result.versions)],
-                "note": [None if note is None else redact_text(note)],
-            }
-        ),
+    row = PassRow(
+        pass_id=result.pass_id,
+        kind=kind,
+        started_at=result.started_at,
+        finished_at=now_utc(),
+        runs=len(result.rows),
+        by=by or current_user(),
+        command=None if command is None else redact_text(command),
+        filters=redact_text(json.dumps(filters, ensure_ascii=False)),
+        versions=json.dumps(result.versions),
+        note=None if note is None else redact_text(note),
     )
+    store.append("passes", pa.Table.from_pylist(as_dicts([row]), schema=PASSES_SCHEMA))
 
 
 def pass_rows(store: Store, pass_id: str) -> list[dict[str, Any]]:

@@ -4,13 +4,18 @@ The events table's schema is derived from the event declaration (``trajectory/ev
 ``trajectory/columns.py``): the envelope, the run columns copied from ``run_started``, one typed
 column per declared field, then the whole event and bookkeeping. A column added there appears
 here; a store written before it gets the column on its next append (older rows read null).
+The verdicts and passes tables are derived the same way from their records
+(``trajectory/records.py``): one column per field, documented by the field's description.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
+import msgspec.inspect as mi
 import pyarrow as pa
 
-from trajectory import events as ev
+from trajectory import records
 from trajectory.columns import declaration
 from trajectory.columns import Declaration
 
@@ -40,58 +45,45 @@ def events_schema(decl: Declaration) -> pa.Schema:
 EVENTS_SCHEMA = events_schema(declaration())
 
 
-def _doc(name: str, typ: pa.DataType, doc: str) -> pa.Field:
-    return pa.field(name, typ, metadata={"doc": doc})
+def _arrow_type(t: Any) -> pa.DataType:
+    """The Arrow type of a record field's type (an optional value is a nullable column)."""
+    while isinstance(t, mi.Metadata):
+        t = t.type
+    if isinstance(t, mi.UnionType):
+        members = [m for m in t.types if not isinstance(m, mi.NoneType)]
+        if len(members) == 1:
+            return _arrow_type(members[0])
+    if isinstance(t, mi.ListType):
+        return pa.list_(_arrow_type(t.item_type))
+    if isinstance(t, mi.StructType):
+        return record_struct(t.cls)
+    for kind, arrow in ((mi.StrType, _S), (mi.BoolType, pa.bool_()), (mi.IntType, pa.int64()),
+                        (mi.FloatType, pa.float64()), (mi.DateTimeType, TS)):
+        if isinstance(t, kind):
+            return arrow
+    raise TypeError(f"no Arrow type for {t!r}")
 
 
-CHECK_TYPE = pa.struct(
-    [
-        _doc("name", _S, "What was checked (unique within a verdict, or repeated in order)."),
-        _doc("passed", pa.bool_(), "Whether the check held."),
-        _doc("expected", _S, "What the judge expected, as JSON text."),
-        _doc("actual", _S, "What the judge found in the run, as JSON text."),
-        _doc("reason", _S, "One line a person can act on; empty when it passed."),
-    ]
-)
+def record_fields(cls: type) -> list[pa.Field]:
+    """A record's columns (trajectory/records.py), in field order, each documented by its field."""
+    out = []
+    for f in mi.type_info(cls).fields:
+        description = (getattr(f.type, "extra_json_schema", None) or {}).get("description")
+        out.append(pa.field(f.encode_name, _arrow_type(f.type), metadata={"doc": description} if description else None))
+    return out
 
-VERDICTS_SCHEMA = pa.schema(
-    [
-        _doc("pass_id", _S, "The judging pass that gave this verdict (a row in passes)."),
-        _doc("run_id", _S, "The judged run."),
-        _doc("suite", _S, "The run's suite name, as its run_started said."),
-        _doc("task", _S, "The run's task id."),
-        _doc("batch", _S, "The run's batch."),
-        _doc("split", _S, "The run's pool (tune or holdout) when it said; null means the default."),
-        _doc("outcome", _S, "pass, fail, error, skipped or na."),
-        _doc("score", pa.float64(), "0..1; for check lists, the share of checks that passed."),
-        _doc("reason", _S, "Why, in one line (the failed checks' reasons, or the error)."),
-        _doc("checks", pa.list_(CHECK_TYPE), "Everything the judge looked at, in order."),
-        _doc("judge_version", _S, "Hash of every module the verdict depends on, then of the task's data."),
-        _doc("judged_at", TS, "When the pass started."),
-        _doc("details", _S, "Suite-specific figures for reports (layers, step budget, ...), JSON text."),
-        # What the verdict was computed from, besides the judge code: an incremental pass
-        # (`traj judge` without --all) judges a run again only when one of these changed.
-        _doc("params", _S, "The run's task parameters as judged, JSON text with sorted keys (null: none)."),
-        _doc("judged_seq", pa.int64(), "The run's last seq when judged: a run that grew since is judged again."),
-        _doc("partner", _S, "The pair partner run the judge was given (null: none)."),
-        _doc("judgements", pa.int64(), "How many recorded LLM judgements the store held for the judge."),
-    ]
-)
 
-PASSES_SCHEMA = pa.schema(
-    [
-        _doc("pass_id", _S, "Sorts by time; a random tail tells apart two passes in one microsecond."),
-        _doc("kind", _S, "judge (traj judge) or imported (verdicts recorded by another harness)."),
-        _doc("started_at", TS, "When the pass began."),
-        _doc("finished_at", TS, "When its verdicts were committed."),
-        _doc("runs", pa.int64(), "How many runs it judged."),
-        _doc("by", _S, "Who ran it ($TRAJ_USER, else the login name)."),
-        _doc("command", _S, "The command line that ran it."),
-        _doc("filters", _S, "The selection it judged, JSON text."),
-        _doc("versions", _S, "Suite name -> code version, JSON text."),
-        _doc("note", _S, "Free text (the demo says which suites it judged with)."),
-    ]
-)
+def record_struct(cls: type) -> pa.DataType:
+    return pa.struct(record_fields(cls))
+
+
+def record_schema(cls: type) -> pa.Schema:
+    return pa.schema(record_fields(cls))
+
+
+CHECK_TYPE = record_struct(records.CheckRow)
+VERDICTS_SCHEMA = record_schema(records.VerdictRow)
+PASSES_SCHEMA = record_schema(records.PassRow)
 
 OVERRIDES_SCHEMA = pa.schema(
     [
