@@ -71,11 +71,12 @@ def superseded(store: Any, run_ids: Iterable[str] | None = None) -> dict[str, di
     return out
 
 
-def latest(store: Any, run_id: str) -> str:
-    """The current revision of a run: the end of its chain of supersessions (itself if none)."""
+def latest(run_id: str, chains: dict[str, dict[str, Any]]) -> str:
+    """The current revision of a run: the end of its chain of supersessions (itself if none);
+    ``chains``: what :func:`superseded` read."""
     seen = {run_id}
     while True:
-        nxt = superseded(store, [run_id]).get(run_id)
+        nxt = chains.get(run_id)
         if nxt is None or not nxt["superseded_by"] or nxt["superseded_by"] in seen:
             return run_id
         run_id = nxt["superseded_by"]
