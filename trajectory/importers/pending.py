@@ -51,7 +51,11 @@ class PendingTrace:
 
 
 def span_json(s: Span) -> dict[str, Any]:
-    return dataclasses.asdict(s)
+    # A shallow copy: dataclasses.asdict deep-copies every attribute value, which made keeping
+    # the spans of a large import cost as much as mapping them.
+    d = {f.name: getattr(s, f.name) for f in dataclasses.fields(s)}
+    d["events"] = [{f.name: getattr(e, f.name) for f in dataclasses.fields(e)} for e in s.events]
+    return d
 
 
 def span_of(d: Mapping[str, Any]) -> Span:
@@ -193,19 +197,21 @@ def current_runs(store: Any, trace_ids: Sequence[str]) -> tuple[dict[str, Revisi
             repairs.append((heads[t], nxt[t], "a later revision of the same trace (recorded again: the import "
                                                "that wrote it stopped before recording it)"))
             heads[t] = nxt[t]
-    return {t: Revision(t, r, _span_ids(store, r)) for t, r in heads.items()}, repairs
+    held = _span_ids(store, list(heads.values()))
+    return {t: Revision(t, r, held.get(r, set())) for t, r in heads.items()}, repairs
 
 
-def _span_ids(store: Any, run_id: str) -> set[str]:
-    """The spans a written run holds: the root and step spans, and the structure spans
-    run_started keeps."""
-    table = store.read("events", columns=["data"], filter=pc.field("run_id") == run_id)
-    out: set[str] = set()
-    for data in table.column("data").to_pylist():
+def _span_ids(store: Any, run_ids: list[str]) -> dict[str, set[str]]:
+    """run id -> the spans the written run holds: the root and step spans, and the structure
+    spans run_started keeps (one read for all the runs)."""
+    table = store.read("events", columns=["run_id", "data"], filter=pc.field("run_id").isin(run_ids))
+    out: dict[str, set[str]] = {}
+    for run_id, data in zip(table.column("run_id").to_pylist(), table.column("data").to_pylist()):
         otel = (json.loads(data).get("extra") or {}).get("otel") or {}
         if not isinstance(otel, dict):
             continue
+        mine = out.setdefault(run_id, set())
         for d in [otel, *(otel.get("structure") or [])]:
             if isinstance(d, dict) and d.get("span_id"):
-                out.add(d["span_id"])
+                mine.add(d["span_id"])
     return out

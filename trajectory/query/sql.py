@@ -512,8 +512,7 @@ def record_holdout_view(store: Store, command: str, detail: dict[str, Any] | Non
 def holdout_views(store: Store) -> list[dict[str, Any]]:
     if not store.has_table("meta"):
         return []
-    rows = store.read("meta").to_pylist()
-    return sorted((r for r in rows if r["kind"] == "holdout_view"), key=lambda r: r["at"])
+    return sorted(store.meta_rows(["holdout_view"]), key=lambda r: r["at"])
 
 
 def format_table(table: pa.Table, fmt: str = "table") -> str:
