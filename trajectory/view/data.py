@@ -303,13 +303,10 @@ class StoreData:
                          "HAVING count(*) > 0", {"run_id": run_id})
         mine = [{"split": self.split, **r} for r in rows]
         if not mine:
-            # ``events`` holds this pool's current runs only: a superseded run of the pool is
-            # named with the run that is current now (the view of superseded runs is the pool's too).
-            later = self.rows("SELECT superseded_by FROM superseded WHERE run_id = $run_id", {"run_id": run_id})
-            if later:
-                raise NotFound(f"run {run_id} is superseded by {later[0]['superseded_by']}: it is kept as history "
-                               f"(traj show {run_id} shows it)")
-            # The viewer's own SQL may say which pool has it.
+            # ``events`` holds this pool's current runs only (a superseded one is named with its revision:
+            # the superseded view is the pool's too); the viewer's own SQL may say which pool has it.
+            for later in self.rows("SELECT superseded_by FROM superseded WHERE run_id = $run_id", {"run_id": run_id}):
+                raise NotFound(f"run {run_id} is superseded by {later['superseded_by']}: kept as history (traj show)")
             other = self.rows("SELECT split FROM _run_split WHERE run_id = $run_id", {"run_id": run_id})
             if other:
                 other = other[0]["split"]
