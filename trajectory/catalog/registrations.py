@@ -56,7 +56,7 @@ def registrations(store: Any) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     if store is None or not store.has_table("meta"):
         return out
-    rows = [r for r in store.read("meta").to_pylist() if r["kind"] == "suite"]
+    rows = store.meta_rows(["suite"])
     for row in sorted(rows, key=lambda r: r["at"]):
         try:
             data = json.loads(row["data"])

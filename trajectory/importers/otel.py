@@ -72,6 +72,7 @@ class Traces:
     open_traces: list[str]  # trace ids whose root span has not arrived
     open_spans: dict[str, list[Span]] = dataclasses.field(default_factory=dict)  # their spans, kept and new
     continued: list[str] = dataclasses.field(default_factory=list)  # pending traces these files added to
+    spans: dict[str, list[Span]] = dataclasses.field(default_factory=dict)  # every trace's spans, kept and new
 
 
 # -- attributes -----------------------------------------------------------------------------
@@ -313,12 +314,13 @@ def _frames(span: Span, by_id: Mapping[str, Span], root: Span) -> list[dict[str,
 
 
 def map_trace(trace_id: str, spans: list[Span], *, suite: str | None = None, task: str | None = None,
-              batch: str | None = None) -> TraceRun | None:
-    """One trace as a run; None while its root span has not arrived."""
+              batch: str | None = None, run_id: str | None = None) -> TraceRun | None:
+    """One trace as a run; None while its root span has not arrived. ``run_id``: the run's id
+    when it is not the trace's first (``otel:<trace>``), a later revision's (see pending.py)."""
     root = _root(spans)
     if root is None:
         return None
-    run_id = f"otel:{trace_id}"
+    run_id = run_id or f"otel:{trace_id}"
     ra = root.attrs
     root_op = operation(root)
     model_spans = sorted((s for s in spans if operation(s) in MODEL_OPS), key=lambda s: (s.start_ns, s.span_id))
@@ -382,10 +384,11 @@ def map_trace(trace_id: str, spans: list[Span], *, suite: str | None = None, tas
 
 
 def map_traces(docs: Iterable[Document], *, suite: str | None = None, task: str | None = None,
-               batch: str | None = None, kept: Mapping[str, Mapping[str, Span]] | None = None) -> Traces:
+               batch: str | None = None, kept: Mapping[str, Mapping[str, Span]] | None = None,
+               run_ids: Mapping[str, str] | None = None) -> Traces:
     """Every trace in the documents, in order of first appearance; a span exported twice is
-    taken once. ``kept``: spans of pending traces read by earlier imports, added to the traces
-    the documents continue."""
+    taken once. ``kept``: spans of traces read by earlier imports, added to the traces the
+    documents continue; ``run_ids``: trace id -> run id, for traces not written as their first run."""
     by_trace: dict[str, dict[str, Span]] = {}
     for d in docs:
         for s in d.spans:
@@ -397,7 +400,8 @@ def map_traces(docs: Iterable[Document], *, suite: str | None = None, task: str 
     runs, open_ = [], []
     for tid, spans in by_trace.items():
         try:
-            run = map_trace(tid, list(spans.values()), suite=suite, task=task, batch=batch)
+            run = map_trace(tid, list(spans.values()), suite=suite, task=task, batch=batch,
+                            run_id=(run_ids or {}).get(tid))
         except (TypeError, ValueError, KeyError, AttributeError) as exc:  # odd values the parser let through
             where = next(iter(spans.values())).where
             raise SchemaError(f"{where}: trace {tid}: {type(exc).__name__}: {' '.join(str(exc).split())}") from None
@@ -406,4 +410,4 @@ def map_traces(docs: Iterable[Document], *, suite: str | None = None, task: str 
         else:
             runs.append(run)
     return Traces(runs, open_, {t: list(by_trace[t].values()) for t in open_},
-                  sorted(t for t in by_trace if t in (kept or {})))
+                  sorted(t for t in by_trace if t in (kept or {})), {t: list(v.values()) for t, v in by_trace.items()})

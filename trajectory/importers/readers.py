@@ -237,7 +237,8 @@ def read_otel_files(paths: Sequence[str | Path], progress: Progress | None = Non
 def otel_source(docs: list[otel.Document], names: list[str], kept: dict[str, dict[str, otel.Span]] | None = None,
                 **options: Any) -> tuple[Source, otel.Traces | None]:
     """The traces of all readable files as one source, so a trace spread over files stays
-    whole; ``kept`` holds the spans of pending traces read by earlier imports."""
+    whole; ``kept`` holds the spans of these traces read by earlier imports (``options``: the
+    mapping's, ``run_ids`` included)."""
     name = names[0] if len(names) == 1 else f"{names[0]} (+{len(names) - 1} files)"
     try:
         traces = otel.map_traces(docs, kept=kept, **options)

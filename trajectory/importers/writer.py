@@ -40,6 +40,7 @@ from trajectory.store.delta import Store, now_utc
 from trajectory.text import hint, plural
 from trajectory.judging.trust import trust_runs
 
+REVISED_SHOWN = 10  # revised traces named one per line; the rest counted
 CHUNK = 200  # samples read from an .eval log at once (bounded memory, one zip directory read)
 
 
@@ -86,7 +87,10 @@ class SourceReport:
     judgements: int = 0
     open_traces: int = 0  # OTel: traces pending (their spans kept until the root span comes)
     completed_traces: int = 0  # OTel: pending traces whose root came now, written as runs
-    late_spans: int = 0  # OTel: spans of traces whose run was written before they came
+    #: OTel: traces whose run was written before some of their spans came, written again
+    #: complete: ``{"trace_id", "late_spans", "run_id" (the new revision), "supersedes"}``
+    revised: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    late_spans: int = 0  # OTel: spans of traces whose run was written by a traj that kept no spans
     late_traces: int = 0
     error: str | None = None
 
@@ -116,10 +120,17 @@ class ImportReport:
                               f"store until a file with the root is imported ({hint('traj import otel --pending')} "
                               "lists them)"
                               if s.open_traces else ""))
+                for r in s.revised[:REVISED_SHOWN]:
+                    out.append(f"{s.name}: trace {r['trace_id']}: {plural(r['late_spans'], 'span')} arrived after its "
+                               f"run was written; written again as {r['run_id']}, {r['supersedes']} kept as history")
+                if len(s.revised) > REVISED_SHOWN:
+                    out.append(f"{s.name}: and {len(s.revised) - REVISED_SHOWN} more traces written again "
+                               "(--json lists them all)")
                 if s.late_spans:
                     out.append(f"{s.name}: {plural(s.late_spans, 'span')} of {plural(s.late_traces, 'trace')} came "
-                               "after the trace's run was written (its root span was in an earlier import): not "
-                               "added, a written run is never changed")
+                               "after the trace's run was written, and that run's spans were not kept (an older traj "
+                               "wrote it): kept now; import the file with its root span again to write the run "
+                               "complete (the written run stays as history)")
         if self.pass_result is not None:
             c = self.pass_result.counts
             parts = ", ".join(f"{c[k]} {k}" for k in ("pass", "fail", "error", "skipped", "na") if c[k])

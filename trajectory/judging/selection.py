@@ -120,14 +120,15 @@ def runs_where(store: Store, where: str, split: str | None) -> list[str]:
 
 
 def load_events(store: Store, run_ids: Sequence[str], version: int | None = None) -> dict[str, list[ev.Event]]:
-    """Decoded events of the given runs, in seq order."""
+    """Decoded events of the given runs, in seq order (a superseded run's too: asked for by id,
+    its history is read)."""
     out: dict[str, list[ev.Event]] = {r: [] for r in run_ids}
     if not run_ids:
         return out
     with Views(store, split=None, version=version) as views:
         views.con.register("_wanted", pa.table({"run_id": list(run_ids)}))
         table = views.arrow(
-            "SELECT run_id, data FROM events WHERE run_id IN (SELECT run_id FROM _wanted) "
+            "SELECT run_id, data FROM _events_pooled WHERE run_id IN (SELECT run_id FROM _wanted) "
             "ORDER BY run_id, seq"
         )
     decode = ev.DECODER.decode

@@ -33,7 +33,7 @@ def trusted_runs(store: Store) -> dict[str, int]:
     """Registered judgement runs and their order (1 = first registered)."""
     if not store.has_table("meta"):
         return {}
-    rows = store.read("meta", columns=["kind", "key", "data"]).to_pylist()
+    rows = store.meta_rows([TRUSTED], columns=["kind", "key", "data"])
     out: dict[str, int] = {}
     for r in rows:
         if r["kind"] == TRUSTED:

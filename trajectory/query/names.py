@@ -98,11 +98,27 @@ def check_names(
                 con.unregister("_names_wanted")
             missing = [r for r in given if r not in found]
             if missing:
+                _superseded(con, missing)
                 known = [r[0] for r in con.execute("SELECT DISTINCT run_id FROM events").fetchall()]
                 raise NotFound(near_line("run", missing, known))
     finally:
         if own is not None:
             own.close()
+
+
+def _superseded(con: Any, run_ids: Sequence[str]) -> None:
+    """Raise for a run asked for by id that is superseded: it is history, and its current
+    revision is named (trajectory/query/revisions.py)."""
+    try:
+        rows = con.execute("SELECT run_id, superseded_by FROM _superseded WHERE list_contains(?, run_id) "
+                           "ORDER BY run_id", [list(run_ids)]).fetchall()
+    except Exception:  # noqa: BLE001 - a connection without the view: nothing is superseded there
+        return
+    if rows:
+        old, new = rows[0]
+        more = f" (and {len(rows) - 1} more superseded runs)" if len(rows) > 1 else ""
+        raise NotFound(f"run {old} is superseded by {new}: it is kept as history ({hint('traj show ' + old)} "
+                       f"shows it), and {new} is the run now{more}")
 
 
 def _has_events(con: Any) -> bool:

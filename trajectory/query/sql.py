@@ -1,5 +1,5 @@
 """SQL over the store: views ``events``, ``runs``, ``verdicts``, ``verdict_history``, ``passes``,
-``overrides``, and a sandbox that lets nothing out.
+``overrides``, ``pass_rates``, ``superseded``, and a sandbox that lets nothing out.
 
 The sandbox has two walls. First, the statement is parsed by DuckDB itself: exactly one
 statement, of type SELECT, whose table functions are all on a short allow-list (no
@@ -26,6 +26,7 @@ from trajectory.errors import QueryError
 from trajectory.redact import redact_text
 from trajectory.query.limits import QueryLimits, apply_memory_limit, run_limited
 from trajectory.query.rates import PASS_RATES_SQL
+from trajectory.query.revisions import KIND as SUPERSEDED_KIND, SUPERSEDED_SQL
 from trajectory.store.delta import TABLES, Store, now_utc
 from trajectory.runtime.people import current_user
 from trajectory.termsafe import json_safe, term_safe
@@ -204,22 +205,32 @@ class Views:
         self.con.execute(
             "CREATE VIEW _run_split AS SELECT run_id, coalesce(split, 'tune') AS split FROM _events_pooled WHERE seq = 0"
         )
+        # The one place that says which runs are current: a run superseded by a later
+        # revision (trajectory/query/revisions.py) stays in history (_events_pooled,
+        # _history_all, _current_any, verdict_history) and is left out of everything else.
+        self.con.execute(f"CREATE VIEW _superseded AS {SUPERSEDED_SQL}")
+        revised = self.con.execute(f"SELECT count(*) FROM _meta WHERE kind = {sql_str(SUPERSEDED_KIND)}").fetchone()
+        current = " WHERE run_id NOT IN (SELECT run_id FROM _superseded)" if revised and revised[0] else ""
+        self.con.execute(f"CREATE VIEW _events_current AS SELECT * FROM _events_pooled{current}")
         # ``events`` holds the pool's runs only, as runs and verdicts do: a run's pool is its
         # run_started's (a run with none reads as tune, as the runs view has it).
         if split is None:
-            self.con.execute("CREATE VIEW events AS SELECT * FROM _events_pooled")
+            self.con.execute("CREATE VIEW events AS SELECT * FROM _events_current")
         elif split == "tune":
-            self.con.execute("CREATE VIEW events AS SELECT * FROM _events_pooled WHERE run_id NOT IN "
+            self.con.execute("CREATE VIEW events AS SELECT * FROM _events_current WHERE run_id NOT IN "
                              "(SELECT run_id FROM _run_split WHERE split <> 'tune')")
         else:
-            self.con.execute("CREATE VIEW events AS SELECT * FROM _events_pooled WHERE run_id IN "
+            self.con.execute("CREATE VIEW events AS SELECT * FROM _events_current WHERE run_id IN "
                              f"(SELECT run_id FROM _run_split WHERE split = {sql_str(split)})")
         self.con.execute(f"CREATE VIEW _runs_all AS {RUNS_SQL}")
         self.con.execute(f"CREATE VIEW runs AS SELECT * FROM _runs_all{pool}")
         self.con.execute(f"CREATE VIEW _history_all AS {HISTORY_SQL}")
         self.con.execute(f"CREATE VIEW verdict_history AS SELECT * FROM _history_all{pool}")
-        self.con.execute(f"CREATE VIEW _current_all AS {CURRENT_SQL}")
+        self.con.execute(f"CREATE VIEW _current_any AS {CURRENT_SQL}")
+        self.con.execute(f"CREATE VIEW _current_all AS SELECT * FROM _current_any{current}")
         self.con.execute(f"CREATE VIEW verdicts AS SELECT * FROM _current_all{pool}")
+        self.con.execute("CREATE VIEW superseded AS SELECT x.* FROM _superseded x JOIN _run_split s USING (run_id)"
+                         + ("" if split is None else f" WHERE s.split = {sql_str(split)}"))
         self.con.execute(f"CREATE VIEW pass_rates AS {PASS_RATES_SQL}")  # trajectory/rates.py
         self.con.execute("CREATE VIEW passes AS SELECT * FROM _passes")
         override_pool = "" if split is None else f" WHERE coalesce(s.split, 'tune') = {sql_str(split)}"
@@ -279,7 +290,7 @@ def scrub_paths(text: str, store: Any) -> str:
 
 
 #: The views a person queries (the ones starting with _ are internal).
-VIEWS = ("events", "runs", "verdicts", "verdict_history", "passes", "overrides", "pass_rates")
+VIEWS = ("events", "runs", "verdicts", "verdict_history", "passes", "overrides", "pass_rates", "superseded")
 
 
 def unknown_table(message: str) -> str | None:
@@ -501,8 +512,7 @@ def record_holdout_view(store: Store, command: str, detail: dict[str, Any] | Non
 def holdout_views(store: Store) -> list[dict[str, Any]]:
     if not store.has_table("meta"):
         return []
-    rows = store.read("meta").to_pylist()
-    return sorted((r for r in rows if r["kind"] == "holdout_view"), key=lambda r: r["at"])
+    return sorted(store.meta_rows(["holdout_view"]), key=lambda r: r["at"])
 
 
 def format_table(table: pa.Table, fmt: str = "table") -> str:

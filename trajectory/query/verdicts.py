@@ -38,14 +38,16 @@ def current_verdicts(
     suite: str | None = None,
     batch: str | None = None,
     split: str | None = "tune",
+    history: bool = False,
 ) -> dict[str, dict[str, Any]]:
     """run id -> current verdict (override-aware) of the runs that have one, in a pool
     (``split=None``: all pools; reading holdout this way is not recorded, so keep it for code
-    that shows holdout runs apart)."""
+    that shows holdout runs apart). ``history`` (with ``split=None``): superseded runs too, for
+    a look at one run's own verdict."""
     if not store.has_table("passes") and not store.has_table("overrides"):
         return {}
     cond, params = run_filter(suite=suite, batch=batch, run_ids=run_ids)
-    source = "_current_all" if split is None else "verdicts"
+    source = ("_current_any" if history else "_current_all") if split is None else "verdicts"
     with Views(store, split=split) as views:
         # A suite or batch that names nothing is an error with the near names (a run without
         # a verdict is simply absent: the caller asked for the verdicts it has).
@@ -56,7 +58,7 @@ def current_verdicts(
 
 def current_verdict(store: Store, run_id: str) -> dict[str, Any] | None:
     """One run's current verdict (any pool), or None when it has neither verdict nor override."""
-    return current_verdicts(store, run_ids=[run_id], split=None).get(run_id)
+    return current_verdicts(store, run_ids=[run_id], split=None, history=True).get(run_id)
 
 
 def verdict_history(store: Store, run_id: str) -> list[dict[str, Any]]:
@@ -83,5 +85,6 @@ def overrides_of_run(store: Store, run_id: str) -> list[dict[str, Any]]:
 def pool_of(store: Store, run_id: str) -> str | None:
     """The pool (tune or holdout) a stored run is in, None for no such run."""
     with Views(store, split=None) as views:
-        rows = views.con.execute("SELECT split FROM _runs_all WHERE run_id = ?", [run_id]).fetchall()
+        # _run_split: every run, a superseded one included (its verdicts are as hidden as the others')
+        rows = views.con.execute("SELECT split FROM _run_split WHERE run_id = ?", [run_id]).fetchall()
     return rows[0][0] if rows else None

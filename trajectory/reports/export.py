@@ -12,6 +12,7 @@ from typing import BinaryIO
 
 from trajectory import events as ev
 from trajectory.query.names import check_names
+from trajectory.query.revisions import superseded
 from trajectory.query.sql import Views, run_filter
 from trajectory.store.delta import Store
 
@@ -25,13 +26,16 @@ def export_events(
     batch: str | None = None,
     version: int | None = None,
 ) -> int:
-    """Write the selected runs' events to ``sink``, in run and seq order; returns how many."""
+    """Write the selected runs' events to ``sink``, in run and seq order; returns how many.
+    The current runs only (a superseded run is history), unless a superseded run is named by id."""
     cond, params = run_filter(suite=suite, batch=batch, run_ids=run_ids)
+    history = superseded(store, run_ids) if run_ids else {}
     n = 0
     with Views(store, split=None, version=version) as views:
-        check_names(views.con, suite=suite, batch=batch, run_ids=run_ids)
+        check_names(views.con, suite=suite, batch=batch, run_ids=[r for r in run_ids or () if r not in history])
         reader = views.con.sql(
-            f"SELECT data FROM events WHERE {cond} ORDER BY run_id, seq", params=params or None
+            f"SELECT data FROM {'_events_pooled' if history else 'events'} WHERE {cond} ORDER BY run_id, seq",
+            params=params or None,
         ).to_arrow_reader(65536)
         for part in reader:
             for data in part.column(0).to_pylist():

@@ -16,6 +16,7 @@ from trajectory.query.names import check_names
 from trajectory.query.sql import Views, record_holdout_view, run_filter
 from trajectory.errors import QueryError
 from trajectory.query.limits import QueryLimits
+from trajectory.query.revisions import superseded
 from trajectory.store.delta import Store
 from trajectory.text import hint
 from trajectory.query.verdicts import current_verdict, overrides_of_run, pool_of, verdict_history
@@ -44,6 +45,10 @@ def timeline(
         about.append(f"agent {agent}" + (f" ({state.agent_model})" if state.agent_model else ""))
     if about:
         lines.append("  ".join(about))
+    later = superseded(store, [run_id]).get(run_id)
+    if later is not None:
+        lines.append(f"superseded by {later['superseded_by']} ({_when(later['at'])}, {later['by']}): {later['reason']}; "
+                     "this run is kept as history and is not judged, listed or counted")
     lines.append("timeline:")
     lines += [f"  {e.seq:>4}  {e.ts.isoformat()}  {summary(e)}" for e in events]
     lines.append(f"state at seq {state.seq}:")
@@ -124,9 +129,12 @@ def show_json(store: Store, run_id: str, at: int | None = None, split: str = "tu
     the verdict history and the overrides (see docs/cli.md; none of them for a holdout run
     without ``split="holdout"``)."""
     state = load_state(store, run_id, at)
+    later = superseded(store, [run_id]).get(run_id)
+    later = None if later is None else {**later, "at": later["at"].isoformat()}
     if holdout_hidden(store, run_id, split):
-        return {**view(state), "verdict": None, "verdict_history": [], "overrides": [], "holdout_hidden": True}
-    return {**view(state), "verdict": current_verdict(store, run_id),
+        return {**view(state), "superseded": later, "verdict": None, "verdict_history": [], "overrides": [],
+                "holdout_hidden": True}
+    return {**view(state), "superseded": later, "verdict": current_verdict(store, run_id),
             "verdict_history": verdict_history(store, run_id), "overrides": overrides_of_run(store, run_id)}
 
 

@@ -214,6 +214,13 @@ class Store:
     ) -> pa.Table:
         return self.dataset(name, version).to_table(columns=columns, filter=filter)
 
+    def meta_rows(self, kinds: Sequence[str], columns: Sequence[str] | None = None) -> list[dict[str, Any]]:
+        """The ``meta`` log's rows of these kinds (none without the table): the log also keeps
+        bulky rows (an OpenTelemetry import's spans), so a reader asks only for its own kinds."""
+        if not self.has_table("meta"):
+            return []
+        return self.read("meta", columns=columns, filter=pc.field("kind").isin(list(kinds))).to_pylist()
+
     def scan(self, name: str, version: int | None = None):  # noqa: ANN201 - polars.LazyFrame
         """A Polars LazyFrame over a table (as of ``version``), for analysis in notebooks.
 

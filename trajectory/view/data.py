@@ -303,12 +303,12 @@ class StoreData:
                          "HAVING count(*) > 0", {"run_id": run_id})
         mine = [{"split": self.split, **r} for r in rows]
         if not mine:
-            # ``events`` holds this pool's runs only; the viewer's own SQL may say which pool has it.
-            other = self.rows("SELECT split FROM _run_split WHERE run_id = $run_id", {"run_id": run_id})
-            if other:
-                other = other[0]["split"]
-                raise NotFound(f"run {run_id} is in the {other} pool; this viewer shows the {self.split} pool "
-                               f"(start it with --split {other} to see it)")
+            # ``events``: this pool's current runs (a superseded one is named with its revision), and which pool has it
+            for later in self.rows("SELECT superseded_by FROM superseded WHERE run_id = $run_id", {"run_id": run_id}):
+                raise NotFound(f"run {run_id} is superseded by {later['superseded_by']}: kept as history (traj show)")
+            for other in self.rows("SELECT split FROM _run_split WHERE run_id = $run_id", {"run_id": run_id}):
+                raise NotFound(f"run {run_id} is in the {other['split']} pool; this viewer shows the {self.split} pool "
+                               f"(start it with --split {other['split']} to see it)")
             raise NotFound(near_line("run", [run_id], [r["run_id"] for r in self.rows("SELECT DISTINCT run_id FROM events")]))
         return mine[0]
 
