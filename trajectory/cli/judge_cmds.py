@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
+from judges.base import OUTCOMES
 from trajectory.judging import (
     SuiteResolver,
     diff_passes,
@@ -44,7 +45,7 @@ def judge_json(result: PassResult, flips: Any = None) -> dict[str, Any]:
         "dry_run": result.dry_run,
         "runs": len(result.rows),
         "open_runs": result.open_runs,
-        "counts": {k: result.counts.get(k, 0) for k in ("pass", "fail", "error", "skipped", "na")},
+        "counts": {k: result.counts.get(k, 0) for k in OUTCOMES},
         "top_reasons": result.top_reasons(),
         "verdicts": [verdict_json(r) for r in result.rows],
     }

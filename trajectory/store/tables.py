@@ -62,7 +62,7 @@ VERDICTS_SCHEMA = pa.schema(
         _doc("task", _S, "The run's task id."),
         _doc("batch", _S, "The run's batch."),
         _doc("split", _S, "The run's pool (tune or holdout) when it said; null means the default."),
-        _doc("outcome", _S, "pass, fail, error, skipped or na."),
+        _doc("outcome", _S, "pass, fail, error, skipped, na or review (the judge cannot tell: a person decides)."),
         _doc("score", pa.float64(), "0..1; for check lists, the share of checks that passed."),
         _doc("reason", _S, "Why, in one line (the failed checks' reasons, or the error)."),
         _doc("checks", pa.list_(CHECK_TYPE), "Everything the judge looked at, in order."),
