@@ -12,6 +12,7 @@ def test_a_review_verdict_is_stored_queued_and_settled_on_a_local_store(tmp_path
     assert traj("ingest", events, "--store", store).exit_code == 0
     r = traj("judge", "--store", store)
     assert r.exit_code == 0 and "(1 pass, 1 fail, 1 review)" in r.stdout, r.output
+    assert "1 verdict the judge cannot tell: a person decides (traj review --store" in r.stdout, r.output
     check_review_shown(str(store), tmp_path)
 
 

@@ -205,6 +205,9 @@ def judge(
         typer.echo(term_safe(line), err=failed)  # names from the store: shown, not obeyed
     for line in reason_lines(result):
         typer.echo(term_safe(line))  # stored reasons: control sequences shown, not obeyed
+    if result.counts.get("review") and result.written:
+        typer.echo(f"{plural(result.counts['review'], 'verdict')} the judge cannot tell: a person decides "
+                   f"({hint('traj review')} lists them with their evidence)")
     if flips is not None:
         typer.echo(term_safe(render_diff(flips)))
     untrusted_exit(result)
