@@ -31,3 +31,21 @@ def test_the_queue_says_when_it_is_empty(tmp_path) -> None:
     events.write_bytes(review_store_events())
     traj("ingest", events, "--store", store)
     assert "the review queue is empty" in traj("review", "--store", store).stdout
+
+
+def test_a_matrix_case_judged_review_fails_the_matrix(tmp_path) -> None:
+    """A case the matrix decides may not come back review: traj suite check exits 1 and says so."""
+    import shutil
+    from pathlib import Path
+
+    from helpers import example_run, jsonl
+    from review_helpers import TORN
+
+    folder = tmp_path / "example"
+    shutil.copytree(Path(__file__).resolve().parents[2] / "suites" / "example", folder,
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    assert traj("suite", "check", folder).exit_code == 0
+    (folder / "cases" / "pass" / "torn.jsonl").write_bytes(jsonl(example_run("torn-1", TORN)))
+    r = traj("suite", "check", folder)
+    assert r.exit_code == 1, r.output
+    assert "must pass: review (the matrix decides this case: the judge may not answer review here)" in r.output
