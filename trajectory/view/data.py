@@ -31,7 +31,6 @@ from pathlib import Path
 from typing import Any
 
 from judges.base import OUTCOMES
-
 from trajectory.errors import NotFound, QueryError, TrajError
 from trajectory.query.names import near_line
 from trajectory.query.limits import QueryLimits
@@ -206,11 +205,9 @@ class StoreData:
                 for k in ("runs", *OVERVIEW_FIGURES):
                     b[k] = b.get(k, 0) + g[k]
             tasks = self.rows(
-                "SELECT suite, task, count(*) AS judged, count(*) FILTER (WHERE outcome = 'pass') AS pass, "
-                "count(*) FILTER (WHERE outcome = 'fail') AS fail, "
-                "count(*) FILTER (WHERE outcome = 'review') AS review, "
-                "count(*) FILTER (WHERE outcome NOT IN ('pass', 'fail', 'review')) AS other "
-                "FROM verdicts GROUP BY ALL ORDER BY ALL")
+                "SELECT suite, task, count(*) AS judged, " + "".join(f"count(*) FILTER (WHERE outcome = '{o}') AS {o}, "
+                                                                     for o in ("pass", "fail", "review"))
+                + "count(*) FILTER (WHERE outcome NOT IN ('pass', 'fail', 'review')) AS other FROM verdicts GROUP BY ALL ORDER BY ALL")
             series = self.rows(
                 "SELECT p.pass_id, p.kind, p.started_at, count(h.run_id) AS runs, "
                 "count(*) FILTER (WHERE h.outcome = 'pass') AS pass, count(*) FILTER (WHERE h.outcome = 'fail') AS fail "
