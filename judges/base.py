@@ -21,8 +21,10 @@ from replay.state import RunState
 
 from .versions import files_hash, suite_modules
 
-Outcome = Literal["pass", "fail", "error", "skipped", "na"]
-OUTCOMES: tuple[str, ...] = ("pass", "fail", "error", "skipped", "na")
+Outcome = Literal["pass", "fail", "error", "skipped", "na", "review"]
+#: Every outcome a verdict may have, in the order reports list them: the one enumeration the
+#: shell's readers (counts, reports, the viewer, the share allow-list) take theirs from.
+OUTCOMES: tuple[str, ...] = ("pass", "fail", "error", "skipped", "na", "review")
 
 
 class Check(Struct, frozen=True, kw_only=True):
@@ -38,6 +40,10 @@ class Check(Struct, frozen=True, kw_only=True):
     """What the run showed (JSON-able), shown next to ``expected``."""
     reason: str = ""
     """One line a person can act on when the check failed; empty when it passed."""
+    review: bool = False
+    """The check could not decide (the answer gives two readings of the asked value it does not
+    resolve): ``passed`` is False and ``reason`` says what a person should look at. A verdict whose
+    only unheld checks are such is ``review``, not ``fail`` (see :meth:`Verdict.from_checks`)."""
 
 
 class Verdict(Struct, frozen=True, kw_only=True):
@@ -45,8 +51,10 @@ class Verdict(Struct, frozen=True, kw_only=True):
 
     outcome: Outcome
     """``pass``, ``fail``, ``error`` (the judge or the harness failed, not the agent),
-    ``skipped`` (not attempted, or a requirement not met) or ``na`` (nothing to score, or
-    handed to a person)."""
+    ``skipped`` (not attempted, or a requirement not met), ``na`` (nothing to score, or the
+    task's rules hand it to a person) or ``review`` (the judge cannot tell: a check could not
+    decide between readings of the answer; a person settles it with ``traj override``).
+    Only pass and fail make a pass rate; the others are counted apart."""
     score: float
     """In [0, 1]; for a list of checks, the share that passed."""
     checks: tuple[Check, ...] = ()
@@ -70,19 +78,24 @@ class Verdict(Struct, frozen=True, kw_only=True):
         reason: str | None = None,
         details: dict[str, Any] | None = None,
     ) -> Verdict:
-        """``pass`` when every check passed; the score is the share of checks that passed."""
+        """``pass`` when every check passed; ``fail`` when one failed; ``review`` when the only
+        checks that did not pass are ones that could not decide (``Check.review``): a check that
+        fails decides the verdict whatever another could not tell. The score is the share of
+        checks that passed."""
         checks = tuple(checks)
         if not checks:
             return cls(outcome="fail", score=0.0, reason=reason or "no checks", details=details)
         passed = sum(1 for c in checks if c.passed)
         ok = passed == len(checks)
+        failed = [c for c in checks if not c.passed and not c.review]
+        outcome = "pass" if ok else "fail" if failed else "review"
         if reason is None:
-            failed = [c for c in checks if not c.passed]
-            reason = "all checks passed" if ok else "; ".join(
-                f"{c.name}: {c.reason}" if c.reason else c.name for c in failed[:3]
+            shown = failed or [c for c in checks if not c.passed]
+            reason = "all checks passed" if ok else ("cannot tell: " if outcome == "review" else "") + "; ".join(
+                f"{c.name}: {c.reason}" if c.reason else c.name for c in shown[:3]
             )
         return cls(
-            outcome="pass" if ok else "fail",
+            outcome=outcome,
             score=1.0 if ok else passed / len(checks),
             checks=checks,
             reason=reason,
@@ -96,6 +109,11 @@ class Verdict(Struct, frozen=True, kw_only=True):
     @classmethod
     def skipped(cls, reason: str) -> Verdict:
         return cls(outcome="skipped", score=0.0, reason=reason)
+
+    @classmethod
+    def review(cls, reason: str, *, checks: Sequence[Check] = (), details: dict[str, Any] | None = None) -> Verdict:
+        """The judge cannot tell; `reason` says what a person should look at."""
+        return cls(outcome="review", score=0.0, checks=tuple(checks), reason=reason, details=details)
 
     @classmethod
     def na(cls, reason: str, *, checks: Sequence[Check] = (), details: dict[str, Any] | None = None) -> Verdict:

@@ -41,6 +41,9 @@ class VerdictRow(msgspec.Struct, frozen=True, kw_only=True):
     task: Annotated[str | None, _doc("The run's task id.")]
     batch: Annotated[str | None, _doc("The run's batch.")]
     split: Annotated[str | None, _doc("The run's pool (tune or holdout) when it said; null means the default.")]
+    # The docs are part of each table's stored schema, and delta-rs refuses an append whose
+    # field metadata differs from the table's: they stay as stores were written (review, the
+    # outcome added later, is described in docs/cli.md).
     outcome: Annotated[str, _doc("pass, fail, error, skipped or na.")]
     score: Annotated[float, _doc("0..1; for check lists, the share of checks that passed.")]
     reason: Annotated[str, _doc("Why, in one line (the failed checks' reasons, or the error).")]

@@ -5,7 +5,9 @@ mode): the answer must state the expected number as one exact value, read by the
 tokenizer (Chinese numerals and signs included), said of the asked city: a number the answer
 gives another city does not count (judges.subjects). (``traj demo`` judges first with a copy that
 looks for it as a substring, the realistic bug where "25" passes for an expected 5 and "二十度"
-fails for 20.)
+fails for 20.) An answer that gives the number two ways that disagree, one restated in brackets
+(20度（25度）), is not guessed at: the check cannot tell and the verdict is ``review``
+(judges.readings).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any
 
 from judges.base import Check, Suite, Verdict
 from judges.matchers import match_value
+from judges.readings import unresolved
 from judges.subjects import Subject, about
 from replay.state import RunState
 
@@ -86,6 +89,10 @@ class ExampleSuite(Suite):
             actual = state.answer
             checks = []
         said = None if actual is None else about(str(actual), _subjects(task, state.initial_state))
+        why = None if said is None else unresolved("exact", expected, said)
+        if why is not None:
+            checks.append(Check(name="answer", passed=False, review=True, expected=expected, actual=actual, reason=why))
+            return Verdict.from_checks(checks)
         ok = said is not None and number_matches(expected, said)
         checks.append(
             Check(

@@ -14,6 +14,7 @@ from judges.dates import expected_date, now_date, resolve
 from judges.lexicon import EN_NAMES, EXCLUSIONS, OFF_STATES
 from judges.matchers import bipartite_complete, expected_times, match_date, match_duration, match_time, match_value, time_close
 from judges.tokens import _denies, scan
+from judges.readings import unresolved
 from judges.units import fits
 
 __all__ = ["TEMPERATURE_UNITS", "states", "text_matches", "value_check", "stated_list", "list_check"]
@@ -54,9 +55,16 @@ def value_check(name: str, matcher: str, expected: Any, text: str | None, os_sta
     that fits `unit`). `shown` is the answer as the agent gave it, when `text` is a part of it."""
     shown = text if shown is None else shown
     wanted = list(expected) if isinstance(expected, (list, tuple)) else [expected]
-    missing = [w for w in wanted if not text_matches(matcher, w, text, os_state, unit=unit)]
+    # A value the answer gives two ways that disagree (明天（4月7日）) is not guessed at: the
+    # check says it cannot tell (judges.readings), unless another value is plainly missing.
+    torn = {i: why for i, w in enumerate(wanted) if isinstance(text, str)
+            and (why := unresolved(matcher, w, text, os_state, unit=unit))}
+    missing = [w for i, w in enumerate(wanted) if i not in torn and not text_matches(matcher, w, text, os_state, unit=unit)]
     if shown is None or not str(shown).strip():
         reason = "no answer"
+    elif torn and not missing:
+        return Check(name=name, passed=False, review=True, expected=expected, actual=shown,
+                     reason="; ".join(torn.values()))
     elif missing:
         reason = "not stated: " + ", ".join(map(_show, missing))
         if shown != text and all(text_matches(matcher, w, shown, os_state, unit=unit) for w in missing):

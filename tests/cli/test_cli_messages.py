@@ -252,7 +252,7 @@ def test_numbers_are_numbers_in_json(filled) -> None:
     runs = [json.loads(x) for x in traj("runs", "--json", "--store", filled).stdout.splitlines()]
     assert all(isinstance(x["tokens"], int) for x in runs)
     r = json.loads(traj("judge", "--json", "--store", filled).stdout)
-    assert r["counts"] == {"pass": 1, "fail": 1, "error": 0, "skipped": 0, "na": 0}
+    assert r["counts"] == {"pass": 1, "fail": 1, "error": 0, "skipped": 0, "na": 0, "review": 0}
     assert [v["run_id"] for v in r["verdicts"]] == ["r1", "r2"] and r["top_reasons"][0]["example_run"] == "r2"
 
 

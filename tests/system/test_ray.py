@@ -265,3 +265,17 @@ def test_traj_judge_on_a_cluster_by_address(samples, tmp_path) -> None:
         head.stderr.close()
         shutil.rmtree(ray_tmp, ignore_errors=True)
     assert not wait_gone(pids), "processes of the cluster outlived it"
+
+
+def test_a_review_verdict_judged_on_ray_is_stored_and_shown_alike(ray_cluster, tmp_path) -> None:
+    """Judged by Ray workers, the review verdict is the local engine's and reads the same."""
+    from review_helpers import check_review_shown, review_store_events
+
+    cluster, _ = ray_cluster
+    store = Store(tmp_path / "store")
+    ingest_bytes(store, review_store_events(), "review")
+    local = judge_runs(store, SuiteResolver(store), dry_run=True)
+    on_ray = judge_runs(store, SuiteResolver(store), engine=RayEngine(cluster))
+    assert compared(on_ray.rows) == compared(local.rows)
+    assert sorted(r["outcome"] for r in on_ray.rows) == ["fail", "pass", "review"]
+    check_review_shown(str(tmp_path / "store"), tmp_path)

@@ -174,3 +174,15 @@ def test_planted_credentials_stay_out_of_a_ray_clusters_files(tmp_path, s3_serve
                 assert all(p not in str(store.read(name).to_pylist()) for p in PLANTED), name
     finally:
         shutil.rmtree(ray_tmp, ignore_errors=True)
+
+
+def test_a_review_verdict_is_stored_and_shown_alike_on_s3(tmp_path, s3_store_uri) -> None:
+    """The review queue on an S3 store: the same outcome, queue, figures and override as local."""
+    from review_helpers import check_review_shown, review_store_events, traj
+
+    events = tmp_path / "runs.jsonl"
+    events.write_bytes(review_store_events())
+    assert traj("ingest", events, "--store", s3_store_uri).exit_code == 0
+    r = traj("judge", "--store", s3_store_uri)
+    assert r.exit_code == 0 and "(1 pass, 1 fail, 1 review)" in r.stdout, r.output
+    check_review_shown(s3_store_uri, tmp_path)

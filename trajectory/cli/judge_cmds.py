@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
+from judges.base import OUTCOMES
 from trajectory.judging import (
     SuiteResolver,
     diff_passes,
@@ -45,7 +46,7 @@ def judge_json(result: PassResult, flips: Any = None) -> dict[str, Any]:
         "dry_run": result.dry_run,
         "runs": len(result.rows),
         "open_runs": result.open_runs,
-        "counts": {k: result.counts.get(k, 0) for k in ("pass", "fail", "error", "skipped", "na")},
+        "counts": {k: result.counts.get(k, 0) for k in OUTCOMES},
         "top_reasons": result.top_reasons(),
         "verdicts": [verdict_json(r) for r in result.rows],
     }
@@ -205,6 +206,9 @@ def judge(
         typer.echo(term_safe(line), err=failed)  # names from the store: shown, not obeyed
     for line in reason_lines(result):
         typer.echo(term_safe(line))  # stored reasons: control sequences shown, not obeyed
+    if result.counts.get("review") and result.written:
+        typer.echo(f"{plural(result.counts['review'], 'verdict')} the judge cannot tell: a person decides "
+                   f"({hint('traj review')} lists them with their evidence)")
     if flips is not None:
         typer.echo(term_safe(render_diff(flips)))
     untrusted_exit(result)

@@ -22,7 +22,7 @@ from trajectory.query.sql import format_table
 from trajectory.query.rates import rate_line
 from trajectory.query.limits import MAX_ROWS, MEMORY, TIMEOUT, QueryLimits, human_size
 from trajectory.ingest.recorder import recover
-from trajectory.reports.show import list_runs, run_query, show_json, status as store_status, timeline
+from trajectory.reports.show import list_runs, review_queue, run_query, show_json, status as store_status, timeline
 from trajectory.store.delta import default_store_path
 from trajectory.store.delta import migrate as migrate_store
 from trajectory.redact import redact_text
@@ -229,17 +229,28 @@ def runs(
         typer.Option(help=f"Show at most N runs, the latest first (default {RUNS_PAGE} in a table, all with "
                           "--json; 0: all).", metavar="N", show_default=False),
     ] = None,
+    verdict: Annotated[
+        list[str] | None,
+        typer.Option("--verdict", help="Only runs whose current verdict is one of these (comma-separated: "
+                     "review,na is the queue a person works), listed oldest first. --outcome is not this: "
+                     "how a run ended is its outcome column.", metavar="OUTCOMES"),
+    ] = None,
     json_: JsonOpt = False,
     store: StoreOpt = None,
 ) -> None:
     """List runs, the latest first, with their current verdicts and why."""
     n = (None if json_ else RUNS_PAGE) if limit is None else (limit or None)
-    table, total, outcomes = list_runs(open_store(store), suite=suite, batch=batch, split=split, limit=n)
+    table, total, outcomes = list_runs(open_store(store), suite=suite, batch=batch, split=split, limit=n,
+                                       verdicts=verdict)
+    none = f"(0 runs whose current verdict is {', '.join(verdict)})" if verdict else "(0 runs)"
     if json_:
         for row in table.to_pylist():
             echo_json(row)
         if not table.num_rows:
-            typer.echo("(0 runs)", err=True)
+            typer.echo(none, err=True)
+        return
+    if verdict and not total:
+        typer.echo(none)
         return
     typer.echo(format_table(_runs_table(table.to_pylist())).rsplit("\n", 1)[0])
     more = total - table.num_rows
@@ -352,8 +363,50 @@ def status(json_: JsonOpt = False, store: StoreOpt = None) -> None:
         typer.echo(f"  journals: {st['journals']} open (live recorders or dead ones: `{hint('traj recover')}`)")
 
 
+def _clip(text: Any, width: int = 240) -> str:
+    one = " ".join(str(text).split())
+    return one if len(one) <= width else one[: width - 1] + "…"
+
+
+@handle_errors
+def review(
+    suite: Annotated[str | None, typer.Option(help="Only this suite.", metavar="SUITE")] = None,
+    batch: Annotated[str | None, typer.Option(help="Only this batch.", metavar="BATCH")] = None,
+    split: SplitOpt = "tune",
+    json_: JsonOpt = False,
+    store: StoreOpt = None,
+) -> None:
+    """The runs a person decides, oldest first: verdict review (the judge cannot tell) or na (the
+    task hands it to a person), each with its question, answer, reason and screens."""
+    s = open_store(store)
+    queue = review_queue(s, suite=suite, batch=batch, split=split)
+    if json_:
+        echo_json({"runs": len(queue), "queue": queue})
+        return
+    if not queue:
+        typer.echo("the review queue is empty: no current verdict is review or na")
+        return
+    counts = {o: sum(1 for q in queue if q["verdict"] == o) for o in ("review", "na")}
+    typer.echo(f"{plural(len(queue), 'run')} to decide, oldest first ("
+               + ", ".join(f"{n} {o}" for o, n in counts.items() if n) + "):")
+    for q in queue:
+        started = q["started_at"].strftime("%Y-%m-%d %H:%M") if q["started_at"] else "—"
+        typer.echo(term_safe(f"\n{q['verdict']}  run {q['run_id']}  {q['suite']}/{q['task']}  started {started}"))
+        typer.echo(term_safe(f"  question: {_clip(q['question'] or '—')}"))
+        typer.echo(term_safe(f"  answer:   {_clip(q['answer']) if q['answer'] is not None else '(none)'}"))
+        typer.echo(term_safe(f"  why:      {_clip(q['reason'] or '—')}"))
+        for c in q["checks"]:
+            typer.echo(term_safe(f"  check {c['name']}: expected {_clip(json.dumps(c['expected'], ensure_ascii=False), 80)}"
+                                 + (f" ({_clip(c['reason'], 160)})" if c["reason"] else "")))
+        for sc in q["screens"]:
+            typer.echo(term_safe(f"  screen seq {sc['seq']}" + (f" [{sc['app']}]" if sc["app"] else "")
+                                 + f": {_clip(sc['text'], 160)}"))
+    typer.echo("\nsettle one: " + hint("traj override RUN --to pass|fail --evidence TEXT --by NAME")
+               + " (quote the screen or answer that decides it)")
+
+
 def register(app: typer.Typer) -> None:
-    for fn in (ingest, query, runs, show):
+    for fn in (ingest, query, runs, show, review):
         command(app, fn)
     app.add_typer(export_app, name="export")
     command(export_app, export, "events")

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import suites as suite_pkg
+from judges.base import OUTCOMES
 from judges.contract import DemoSamples
 
 from trajectory import events as ev
@@ -116,7 +117,7 @@ def summary_table(rows: list[VerdictRow]) -> str:
     counts: dict[str, dict[str, Any]] = {}
     for r in rows:
         c = counts.setdefault(r.suite, {"tasks": set(), "runs": 0, "pass": 0, "fail": 0,
-                                           "error": 0, "skipped": 0, "na": 0})
+                                           "error": 0, "skipped": 0, "na": 0, "review": 0})
         c["tasks"].add(r.task)
         c["runs"] += 1
         c[r.outcome] += 1
@@ -169,7 +170,7 @@ def run_demo(store: Store, names: Sequence[str] | None = None, out: Out = print)
         out(f"  {hint(cmd, store.loc)}")
     out("\nOr see all of it in a browser (the flips with their evidence, each run at any step):")
     out(f"  {hint('traj view', store.loc)}    # then open {VIEW_URL}")
-    counts = lambda r: {k: r.counts.get(k, 0) for k in ("pass", "fail", "error", "skipped", "na")}  # noqa: E731
+    counts = lambda r: {k: r.counts.get(k, 0) for k in OUTCOMES}  # noqa: E731
     return {
         "store": str(store.loc),
         "ingested": dataclasses.asdict(ingested),

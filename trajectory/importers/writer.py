@@ -27,7 +27,7 @@ from typing import Any
 import msgspec
 import pyarrow.compute as pc
 
-from judges.base import Verdict
+from judges.base import OUTCOMES, Verdict
 from replay.state import RunState
 
 from trajectory.runtime import interrupts
@@ -133,7 +133,7 @@ class ImportReport:
                                "complete (the written run stays as history)")
         if self.pass_result is not None:
             c = self.pass_result.counts
-            parts = ", ".join(f"{c[k]} {k}" for k in ("pass", "fail", "error", "skipped", "na") if c[k])
+            parts = ", ".join(f"{c[k]} {k}" for k in OUTCOMES if c[k])
             out.append(f"recorded scores: {plural(len(self.pass_result.rows), 'verdict')} ({parts}) as imported pass "
                        f"{self.pass_result.pass_id}" + (f"; {self.unchanged_verdicts} unchanged" if self.unchanged_verdicts else ""))
         elif self.unchanged_verdicts:

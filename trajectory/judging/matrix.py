@@ -3,7 +3,8 @@ fail, and the suite's judge gets each one right.
 
 A suite folder keeps its cases as JSON Lines event files (docs/events.md), one or more runs
 per file: ``cases/pass/*.jsonl`` must be judged ``pass``, ``cases/fail/*.jsonl`` must be
-judged ``fail`` (an ``error`` is a broken judge, not a caught mistake). A recorded run becomes
+judged ``fail`` (an ``error`` is a broken judge, not a caught mistake; a ``review`` is a judge
+that cannot tell a case its matrix decides, and fails the matrix as well). A recorded run becomes
 a case with ``traj export events --run RUN --out SUITE/cases/pass/NAME.jsonl``. The matrix is
 complete when every task of ``suite.task_ids()`` has at least one case of each kind.
 
@@ -51,6 +52,8 @@ class Case:
         where = f"  ({self.file}:{self.line}, run {self.run_id})"
         if self.ok:
             return head + where
+        if self.outcome == "review":
+            head += " (the matrix decides this case: the judge may not answer review here)"
         return head + (f": {self.reason}" if self.reason else "") + where
 
     def explain(self) -> str:

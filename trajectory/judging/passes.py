@@ -19,7 +19,7 @@ from typing import Any
 import msgspec
 import pyarrow as pa
 
-from judges.base import Verdict
+from judges.base import OUTCOMES, Verdict
 from replay.state import RunState
 
 from trajectory.runtime import interrupts
@@ -132,7 +132,7 @@ class PassResult:
 
     def summary(self) -> str:
         c = self.counts
-        parts = ", ".join(f"{c[k]} {k}" for k in ("pass", "fail", "error", "skipped", "na") if c[k])
+        parts = ", ".join(f"{c[k]} {k}" for k in OUTCOMES if c[k])
         if not self.rows and self.unresolved:
             line = "judged nothing: no run it was asked to judge could be judged"
             if self.up_to_date:

@@ -4,9 +4,9 @@ and metrics.json, ``traj runs``, the viewer (overview, per pass, the shared copy
 
     pass rate = pass / (pass + fail)
 
-Every other outcome — ``na`` (the task does not apply), ``error`` (the judge could not
-decide), ``skipped``, and any outcome added later (a ``review`` verdict waiting for a
-person) — is counted and shown apart: it is in neither the numerator nor the denominator. A
+Every other outcome — ``review`` (the judge cannot tell: a person decides), ``na`` (the task
+does not apply, or its rules hand it to a person), ``error`` (the judge or harness failed),
+``skipped``, and any outcome added later — is counted and shown apart: it is in neither the numerator nor the denominator. A
 set with no pass and no fail has no pass rate (None, NULL, "—"), not 0.
 
 Only :data:`RATED` says which outcomes make the denominator; a new outcome needs nothing here
@@ -35,8 +35,8 @@ def pass_rate(counts: Mapping[str, int]) -> float | None:
 
 def apart(counts: Mapping[str, int]) -> dict[str, int]:
     """The outcomes left out of the rate, with their counts (only those that occur), in a
-    stable order: na, error, skipped, then any other by name."""
-    known = ("na", "error", "skipped")
+    stable order: review, na, error, skipped, then any other by name."""
+    known = ("review", "na", "error", "skipped")
     others = sorted(o for o in counts if o not in RATED and o not in known and o is not None)
     return {o: int(counts[o]) for o in (*known, *others) if counts.get(o)}
 
@@ -71,7 +71,7 @@ def pass_rate_sql(outcome: str = "outcome") -> str:
 
 
 #: ``pass_rates``: the current verdicts of the pool by suite and task, with the rate and every
-#: outcome's count (``other``: outcomes beyond these five). GROUP BY ROLLUP adds a row per
+#: outcome's count (``other``: outcomes beyond these six). GROUP BY ROLLUP adds a row per
 #: suite (``task`` NULL, ``level`` 'suite') and one for the pool (``suite`` NULL, ``level``
 #: 'all'), so a suite's rate is read, never averaged from its tasks' rates.
 PASS_RATES_SQL = f"""
@@ -80,10 +80,11 @@ SELECT suite, task,
     count(*) AS verdicts,
     count(*) FILTER (WHERE outcome = 'pass') AS pass,
     count(*) FILTER (WHERE outcome = 'fail') AS fail,
+    count(*) FILTER (WHERE outcome = 'review') AS review,
     count(*) FILTER (WHERE outcome = 'na') AS na,
     count(*) FILTER (WHERE outcome = 'error') AS error,
     count(*) FILTER (WHERE outcome = 'skipped') AS skipped,
-    count(*) FILTER (WHERE outcome NOT IN ('pass', 'fail', 'na', 'error', 'skipped')) AS other,
+    count(*) FILTER (WHERE outcome NOT IN ('pass', 'fail', 'review', 'na', 'error', 'skipped')) AS other,
     count(*) FILTER (WHERE outcome IN ('pass', 'fail')) AS rated,
     {pass_rate_sql()} AS pass_rate
 FROM verdicts GROUP BY ROLLUP (suite, task)

@@ -30,12 +30,16 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from judges.base import OUTCOMES
+
 from trajectory import events as ev
 from trajectory.query import rates
 from trajectory.text import hint, plural
 
 FEEDBACK_KINDS = (ev.StepTaken, ev.UserAsked, ev.ConfirmationShown, ev.AnswerGiven, ev.TakeoverRequested)
-OUTCOME_ORDER = ("pass", "fail", "na", "skipped", "error")
+#: The order reports list outcomes in: every outcome of judges.base.OUTCOMES.
+OUTCOME_ORDER = ("pass", "fail", "review", "na", "skipped", "error")
+assert set(OUTCOME_ORDER) == set(OUTCOMES)
 
 _ABS_PATH_RE = re.compile(
     r"(?<![\w.:/])(?:/[\w.\-]+){2,}/?|(?<![\w])[A-Za-z]:\\[^\s\"']+|~/[^\s\"']+|file://[^\s\"']+"
@@ -285,8 +289,8 @@ def build(
 
     # Counts and pass rates per category (device suites) or task.
     group = "category" if device else "task"
-    lines += [f"## Results by {group}", "", f"| {group} | runs | pass | fail | na | skipped | error | pass rate |",
-              "|---|---|---|---|---|---|---|---|"]
+    lines += [f"## Results by {group}", "", f"| {group} | runs | {' | '.join(OUTCOME_ORDER)} | pass rate |",
+              "|---" * (len(OUTCOME_ORDER) + 3) + "|"]
     by_group: dict[str, Counter[str]] = defaultdict(Counter)
     for r in rows:
         key = (_details(r).get("category") if device else r.get("task")) or "—"

@@ -21,9 +21,10 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from judges.base import OUTCOMES as VERDICT_OUTCOMES
 from trajectory.redact import redact_text
 
-OUTCOMES = frozenset({"pass", "fail", "error", "skipped", "na"})
+OUTCOMES = frozenset(VERDICT_OUTCOMES)
 POOLS = frozenset({"tune", "holdout"})
 # The commands that record a look at the holdout pool (query.record_holdout_view callers).
 LOOKS = frozenset({"show", "runs", "query", "report", "judge", "override", "view", "view --static"})
@@ -85,6 +86,9 @@ def reason_category(outcome: str | None, checks: Sequence[dict[str, Any]]) -> st
         return "failed: " + ", ".join(failed) if failed else "failed"
     if outcome == "error":
         return "error (reason withheld)"
+    if outcome == "review":
+        # A category a shared copy may show: which checks could not decide, not what they read.
+        return "review: " + ", ".join(failed) if failed else "review"
     if outcome in ("na", "skipped"):
         return outcome
     return "not judged"

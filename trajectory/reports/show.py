@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Sequence
 from typing import Any
 
 import pyarrow as pa
 
+from judges.base import OUTCOMES
 from replay import RunState, view
 
 from trajectory import events as ev
@@ -145,12 +148,23 @@ def list_runs(
     batch: str | None = None,
     split: str = "tune",
     limit: int | None = None,
+    verdicts: Sequence[str] | None = None,
 ) -> tuple[pa.Table, int, dict[str | None, int]]:
     """The runs of a pool with their current verdicts (override-aware: ``decided_by`` says
     judge or human) and the verdict's reason, newest first; at most ``limit`` of them, how
     many there are in all, and how many of them have each current verdict (None: not judged).
-    A holdout look is recorded."""
+    ``verdicts``: only runs whose current verdict is one of these (``unjudged``: none yet),
+    listed oldest first, as a queue is worked. A holdout look is recorded."""
     cond, params = run_filter(suite=suite, batch=batch, alias="r")
+    order = "DESC"
+    if verdicts:
+        wanted = parse_verdicts(verdicts)
+        named = [o for o in wanted if o != "unjudged"]
+        conds = [f"v.outcome IN ({', '.join('?' for _ in named)})"] if named else []
+        conds += ["v.outcome IS NULL"] if "unjudged" in wanted else []
+        cond += f" AND ({' OR '.join(conds)})"
+        params += named
+        order = "ASC"
     with Views(store, split=split) as views:
         check_names(views.con, suite=suite, batch=batch)
         outcomes = {o: int(n) for o, n in views.con.execute(
@@ -161,12 +175,67 @@ def list_runs(
             "SELECT r.run_id, r.started_at, r.suite, r.task, r.batch, r.agent, r.mode, r.split, r.outcome, "
             "r.steps, r.tokens, r.duration_ms, v.outcome AS verdict, v.decided_by, v.score, v.reason "
             f"FROM runs r LEFT JOIN verdicts v USING (run_id) WHERE {cond} "
-            "ORDER BY r.started_at DESC, r.run_id DESC" + (f" LIMIT {int(limit)}" if limit is not None else ""),
+            f"ORDER BY r.started_at {order}, r.run_id {order}" + (f" LIMIT {int(limit)}" if limit is not None else ""),
             params,
         )
     if split == "holdout":
         record_holdout_view(store, "runs", {"suite": suite, "batch": batch})
     return table, int(total), outcomes
+
+
+#: What ``--verdict`` may name: every outcome a verdict has, and ``unjudged`` for none yet.
+VERDICT_FILTERS = (*OUTCOMES, "unjudged")
+
+
+def parse_verdicts(values: Sequence[str]) -> list[str]:
+    """``review,na`` (or repeated options) as outcomes; an unknown one is an error naming the
+    outcomes there are (a typo never reads as an empty list)."""
+    wanted = [v.strip() for value in values for v in value.split(",") if v.strip()]
+    bad = [v for v in wanted if v not in VERDICT_FILTERS]
+    if bad or not wanted:
+        raise QueryError(f"--verdict must be one or more of {', '.join(VERDICT_FILTERS)} (comma-separated), "
+                         f"got {', '.join(map(repr, bad or values))}")
+    return list(dict.fromkeys(wanted))
+
+
+def review_queue(store: Store, *, suite: str | None = None, batch: str | None = None, split: str = "tune",
+                 outcomes: Sequence[str] = ("review", "na")) -> list[dict[str, Any]]:
+    """The runs a person has to decide, oldest first: those whose current verdict is ``review``
+    (the judge cannot tell) or ``na`` (the task's rules hand it to a person). Each with what a
+    person needs to settle it: the task and its question, the answer, the verdict's reason and
+    the checks that did not hold, and the screens the reason quotes (else the last one read).
+    A run a person has settled (``traj override``) has a current verdict of pass or fail and
+    leaves the queue. A holdout look is recorded."""
+    table, _, _ = list_runs(store, suite=suite, batch=batch, split=split, verdicts=list(outcomes))
+    rows = table.to_pylist()
+    current = {}
+    if rows:
+        from trajectory.query.verdicts import current_verdicts
+
+        current = current_verdicts(store, run_ids=[r["run_id"] for r in rows], split=None)
+    out = []
+    for r in rows:
+        state = load_state(store, r["run_id"])
+        v = current.get(r["run_id"], {})
+        checks = [c for c in v.get("checks") or [] if not c.get("passed")]
+        answer = state.answer if state.answer is not None else (
+            json.dumps(state.sheet.answers, ensure_ascii=False, sort_keys=True) if state.sheet.answers else None)
+        out.append({
+            "run_id": r["run_id"], "started_at": r["started_at"], "suite": r["suite"], "task": r["task"],
+            "batch": r["batch"], "verdict": r["verdict"], "decided_by": r["decided_by"], "reason": r["reason"],
+            "question": state.goal, "answer": answer,
+            "checks": [{"name": c["name"], "expected": c.get("expected"), "actual": c.get("actual"),
+                        "reason": c.get("reason")} for c in checks],
+            "screens": [{"seq": s.seq, "app": s.app, "text": s.text} for s in cited_screens(state, r["reason"])],
+        })
+    return out
+
+
+def cited_screens(state: RunState, reason: str | None) -> list[Any]:
+    """The screen reads that show a value the reason quotes ('明天', '4月7日'), else the last one."""
+    quoted = [q for q in re.findall(r"'([^']{1,60})'", reason or "") if q.strip()]
+    cited = [s for s in state.screens if any(q in s.text for q in quoted)]
+    return cited or list(state.screens[-1:])
 
 
 def run_query(

@@ -30,6 +30,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from judges.base import OUTCOMES
 from trajectory.errors import NotFound, QueryError, TrajError
 from trajectory.query.names import near_line
 from trajectory.query.limits import QueryLimits
@@ -43,7 +44,7 @@ from trajectory.view.values import plain
 __all__ = ["Busy", "NotFound", "QueryError", "StoreData", "TrajError", "default_store_path"]
 
 SPLITS = ("tune", "holdout")
-VERDICT_OUTCOMES = ("pass", "fail", "error", "skipped", "na", "unjudged")
+VERDICT_OUTCOMES = (*OUTCOMES, "unjudged")
 RUN_OUTCOMES = ("succeeded", "failed", "confirmation", "takeover", "error", "timeout", "cancelled", "open")
 # Tables whose new commits make the viewer reopen its views (meta holds only the holdout log).
 WATCHED = ("events", "verdicts", "passes", "overrides")
@@ -204,10 +205,9 @@ class StoreData:
                 for k in ("runs", *OVERVIEW_FIGURES):
                     b[k] = b.get(k, 0) + g[k]
             tasks = self.rows(
-                "SELECT suite, task, count(*) AS judged, count(*) FILTER (WHERE outcome = 'pass') AS pass, "
-                "count(*) FILTER (WHERE outcome = 'fail') AS fail, "
-                "count(*) FILTER (WHERE outcome NOT IN ('pass', 'fail')) AS other "
-                "FROM verdicts GROUP BY ALL ORDER BY ALL")
+                "SELECT suite, task, count(*) AS judged, " + "".join(f"count(*) FILTER (WHERE outcome = '{o}') AS {o}, "
+                                                                     for o in ("pass", "fail", "review"))
+                + "count(*) FILTER (WHERE outcome NOT IN ('pass', 'fail', 'review')) AS other FROM verdicts GROUP BY ALL ORDER BY ALL")
             series = self.rows(
                 "SELECT p.pass_id, p.kind, p.started_at, count(h.run_id) AS runs, "
                 "count(*) FILTER (WHERE h.outcome = 'pass') AS pass, count(*) FILTER (WHERE h.outcome = 'fail') AS fail "

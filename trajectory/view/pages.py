@@ -45,12 +45,12 @@ def _paging(total: int, page: int, per_page: int) -> dict[str, Any]:
 def overview(data: StoreData) -> dict[str, Any]:
     """The store at a glance: suites, runs, passes, pass rate per suite and task, cost per batch."""
     o = data.overview()
-    by_suite: dict[str, dict[str, Any]] = {s["suite"]: {**s, "judged": 0, "pass": 0, "fail": 0, "other": 0, "tasks": 0}
+    by_suite: dict[str, dict[str, Any]] = {s["suite"]: {**s, "judged": 0, "pass": 0, "fail": 0, "review": 0, "other": 0, "tasks": 0}
                                           for s in o["suites"]}
     for t in o["tasks"]:
         s = by_suite.setdefault(t["suite"], {"suite": t["suite"], "runs": 0, "judged": 0, "pass": 0, "fail": 0,
-                                             "other": 0, "tasks": 0})
-        for k in ("judged", "pass", "fail", "other"):
+                                             "review": 0, "other": 0, "tasks": 0})
+        for k in ("judged", "pass", "fail", "review", "other"):
             s[k] += t[k]
         s["tasks"] += 1
     for rows in (by_suite.values(), o["tasks"]):

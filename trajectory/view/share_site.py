@@ -19,10 +19,11 @@ from typing import Any
 
 from trajectory.query.rates import pass_rate, percent
 from trajectory.query.sql import Views, json_default, record_holdout_view
+from trajectory.reports.report import OUTCOME_ORDER
 from trajectory.reports.share import safe_id, share_row
 from trajectory.store.delta import Store
 
-OUTCOMES = ("pass", "fail", "na", "skipped", "error")
+OUTCOMES = OUTCOME_ORDER
 
 _PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>{title}</title>
