@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -44,6 +45,54 @@ def store(tmp_path) -> Store:
     from trajectory.store.delta import Store
 
     return Store(tmp_path / "store")
+
+
+# -- the stores built once per test session -------------------------------------------------------
+# Building them costs seconds of recording and judging each; a test that writes takes a copy
+# (``samples_copy``, ``demo_copy``), the others read the one built (and must not write to it).
+
+
+@pytest.fixture(scope="session")
+def samples_store(tmp_path_factory) -> Path:
+    """Every bundled suite's sample runs (what `traj demo` records), ingested, not judged."""
+    import suites as suite_pkg
+    from trajectory.demo import record_all
+    from trajectory.store.delta import Store
+
+    store = Store(tmp_path_factory.mktemp("samples") / "store")
+    record_all(store, suite_pkg.builtin_names(), out=lambda *_: None)
+    return Path(store.backend.root)
+
+
+@pytest.fixture
+def samples_copy(samples_store, tmp_path) -> Store:
+    """A copy of ``samples_store`` of the test's own, to write to."""
+    from trajectory.store.delta import Store
+
+    shutil.copytree(samples_store, tmp_path / "store")
+    return Store(tmp_path / "store")
+
+
+@pytest.fixture(scope="session")
+def demo_store(tmp_path_factory) -> Path:
+    """`traj demo` (all suites) plus one human override (see tests/view_helpers.py)."""
+    from view_helpers import OVERRIDDEN_RUN, OVERRIDE_EVIDENCE
+
+    from helpers import traj
+
+    path = tmp_path_factory.mktemp("demo") / "store"
+    r = traj("demo", "--store", path)
+    assert r.exit_code == 0, r.output
+    r = traj("override", OVERRIDDEN_RUN, "--to", "pass", "--evidence", OVERRIDE_EVIDENCE, "--by", "reviewer",
+             "--category", "perception", "--store", path)
+    assert r.exit_code == 0, r.output
+    return path
+
+
+@pytest.fixture
+def demo_copy(demo_store, tmp_path) -> Path:
+    """A copy of ``demo_store`` of the test's own, to write to (holdout looks, new passes)."""
+    return Path(shutil.copytree(demo_store, tmp_path / "store"))
 
 
 @pytest.fixture(autouse=True)

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 
@@ -32,3 +36,34 @@ def example_run(run_id: str, answer: str = "北京现在20度", *, city: str = "
 
 def jsonl(lines: list[str]) -> bytes:
     return ("\n".join(lines) + "\n").encode()
+
+
+# -- the command ---------------------------------------------------------------------------------
+
+TRAJ = [sys.executable, "-m", "trajectory.cli.main"]
+
+
+def traj(*args: Any, input: bytes | str | None = None, strict: bool = True):  # noqa: ANN201 - click's Result
+    """``traj ARGS`` in this process (typer's runner): ``.exit_code``, ``.stdout`` and ``.stderr``
+    apart, ``.output`` both. With ``strict``, an exception other than the command's own exit
+    fails the test with the command and what it printed (a crash is never an exit code to
+    compare). Imported when called: tests/core never loads the CLI."""
+    from typer.testing import CliRunner
+
+    from trajectory.cli.main import app
+
+    r = CliRunner().invoke(app, [str(a) for a in args], input=input)
+    if strict:
+        assert r.exception is None or isinstance(r.exception, SystemExit), (args, r.output, r.exception)
+    return r
+
+
+def traj_proc(*args: Any, cwd: Path | str | None = None, input: bytes | str | None = None, prefix: list[str] | None = None,
+              timeout: float = 300) -> subprocess.CompletedProcess:
+    """``traj ARGS`` as a person runs it: its own process (after ``prefix``, e.g. a wrapper that
+    fails its writes), its exit status; text unless ``input`` is bytes. For tests about the
+    process itself (its command line, exit status, signals); the rest call :func:`traj`."""
+    env = {**os.environ, "TRAJ_USER": "tester"}
+    env.pop("TRAJ_STORE", None)
+    return subprocess.run([*(prefix or []), *TRAJ, *map(str, args)], cwd=cwd, env=env, capture_output=True,
+                          timeout=timeout, input=input, text=not isinstance(input, bytes))

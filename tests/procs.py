@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 WORKER = Path(__file__).with_name("crash_worker.py")
-TRAJ = [sys.executable, "-m", "trajectory.cli.main"]
+from helpers import TRAJ  # noqa: E402, F401 - the one command line, shared
 TIMEOUT = 60.0
 
 

@@ -1,4 +1,5 @@
-"""Shared by the `traj view` tests: the demo store (built once per session), a free port, and a
+"""Shared by the `traj view` tests: the runs they follow in the demo store (built once per session
+by tests/conftest.py), a free port, and a
 live `traj view` process on 127.0.0.1 that the tests start and stop."""
 
 from __future__ import annotations
@@ -12,9 +13,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from typer.testing import CliRunner
 
-from trajectory.cli.main import app
 
 # The failing run the tests follow: its AnswerSheet gets field 0 at seq 5 and field 1 at seq 7.
 FAILING_RUN = "gui-sloppy-13"
@@ -24,25 +23,6 @@ OVERRIDE_EVIDENCE = "18:45 健身(关)"
 # The flip the demo's fix causes whose evidence is AnswerSheet field 0 at seq 5.
 FLIP_RUN = "gui-careful-02"
 HOLDOUT_RUN = "device-careful-11-weread-book-rating"
-
-_BUILT: dict[str, Path] = {}
-
-
-def demo_store(tmp_path_factory) -> Path:  # noqa: ANN001 - pytest's TempPathFactory
-    """`traj demo` (all suites) plus one human override, built once per test session.
-
-    Tests treat it as read-only; a test that writes (holdout looks, new passes) copies it."""
-    if "demo" not in _BUILT:
-        path = tmp_path_factory.mktemp("view-demo") / "store"
-        runner = CliRunner()
-        result = runner.invoke(app, ["demo", "--store", str(path)])
-        assert result.exit_code == 0, result.output
-        result = runner.invoke(app, ["override", OVERRIDDEN_RUN, "--to", "pass", "--evidence", OVERRIDE_EVIDENCE,
-                                     "--by", "reviewer", "--category", "perception", "--store", str(path)])
-        assert result.exit_code == 0, result.output
-        _BUILT["demo"] = path
-    return _BUILT["demo"]
-
 
 def copy_store(src: Path, dst: Path) -> Path:
     shutil.copytree(src, dst)

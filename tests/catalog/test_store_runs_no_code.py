@@ -15,18 +15,10 @@ from pathlib import Path
 
 import pyarrow as pa
 import pytest
-from typer.testing import CliRunner
 
-from helpers import example_run, jsonl, line
+from helpers import example_run, jsonl, line, traj
 from judging.test_poisoned_runs import plant
-from trajectory.cli.main import app
 from trajectory.store.delta import Store, now_utc
-
-runner = CliRunner()
-
-
-def traj(*args: str):
-    return runner.invoke(app, list(args))
 
 
 def hostile_code(tmp_path: Path, tag: str) -> tuple[Path, Path, str, Path]:

@@ -4,34 +4,11 @@ runs, and OTLP/JSON traces written by the OpenTelemetry SDK's own encoding."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
-from typer.testing import CliRunner
 
-from helpers import example_run, jsonl, line
-from trajectory.cli.main import app
-
-runner = CliRunner()
-TRAJ = [sys.executable, "-m", "trajectory.cli.main"]
-
-
-def traj(*args: Any, input: bytes | str | None = None):  # noqa: ANN201 - click's Result
-    """``traj ARGS`` in this process; ``.stdout`` and ``.stderr`` apart, ``.output`` both."""
-    r = runner.invoke(app, [str(a) for a in args], input=input)
-    assert r.exception is None or isinstance(r.exception, SystemExit), (args, r.output, r.exception)
-    return r
-
-
-def traj_proc(*args: Any, cwd: Path | None = None, input: bytes | None = None) -> subprocess.CompletedProcess[str]:
-    """``traj ARGS`` as a person runs it: its own process, its exit status."""
-    env = {**os.environ, "TRAJ_USER": "tester"}
-    env.pop("TRAJ_STORE", None)
-    return subprocess.run([*TRAJ, *map(str, args)], cwd=cwd, env=env, capture_output=True, timeout=300,
-                          input=input, text=input is None)
+from helpers import example_run, jsonl, line, traj, traj_proc  # noqa: F401 - traj_proc: the CLI tests take it from here
 
 
 def finished(run_id: str, suite: str, task: str, answer: str = "x", **start: Any) -> list[str]:

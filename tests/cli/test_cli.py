@@ -7,18 +7,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from helpers import example_run, jsonl
+from helpers import example_run, jsonl, traj
 from trajectory import events as ev
-from trajectory.cli.main import app
 
 GOLDEN = Path(__file__).parent.parent / "golden" / "format1.jsonl"
-runner = CliRunner()
-
-
-def traj(*args: str, input: bytes | str | None = None):
-    return runner.invoke(app, list(args), input=input)
 
 
 @pytest.fixture

@@ -9,18 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from helpers import example_run, jsonl, line
+from helpers import example_run, jsonl, line, traj
 from trajectory.cli.main import app
-
-runner = CliRunner()
-
-
-def traj(*args: str, input: bytes | str | None = None):
-    r = runner.invoke(app, list(args), input=input)
-    assert r.exception is None or isinstance(r.exception, SystemExit), (args, r.output, r.exception)
-    return r
 
 
 @pytest.fixture

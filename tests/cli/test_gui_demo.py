@@ -20,15 +20,15 @@ from trajectory.store.delta import Store
 
 
 @pytest.fixture(scope="module")
-def demo_store(tmp_path_factory):
+def gui_demo(tmp_path_factory):
     path = tmp_path_factory.mktemp("gui-demo") / "store"
     result = CliRunner().invoke(app, ["demo", "--store", str(path), "--suite", "gui"])
     assert result.exit_code == 0, result.output
     return path, result.output
 
 
-def test_demo_shows_the_fix_and_its_flips(demo_store):
-    _, out = demo_store
+def test_demo_shows_the_fix_and_its_flips(gui_demo):
+    _, out = gui_demo
     assert "fix: gui: AlarmTime" in out
     assert "3 flips" in out and "3 fail→pass" in out
     for run in ("gui-careful-02", "gui-careful-03", "gui-careful-04"):
@@ -36,15 +36,15 @@ def test_demo_shows_the_fix_and_its_flips(demo_store):
     assert 'actual "下午2点30分"' in out
 
 
-def test_diff_from_the_store_shows_the_same_flips(demo_store):
-    path, _ = demo_store
+def test_diff_from_the_store_shows_the_same_flips(gui_demo):
+    path, _ = gui_demo
     diff = diff_passes(Store(path))
     assert sorted(f.run_id for f in diff.flips) == ["gui-careful-02", "gui-careful-03", "gui-careful-04"]
     assert all(f.task == "AlarmTime" and f.kind == "fail→pass" for f in diff.flips)
 
 
-def test_sample_runs_record_world_state_in_both_modes(demo_store):
-    path, _ = demo_store
+def test_sample_runs_record_world_state_in_both_modes(gui_demo):
+    path, _ = gui_demo
     with Views(Store(path), split=None) as views:
         kinds = dict(views.con.execute(
             "SELECT kind, count(*) FROM events WHERE batch = 'gui-demo' GROUP BY kind").fetchall())
@@ -56,8 +56,8 @@ def test_sample_runs_record_world_state_in_both_modes(demo_store):
     assert kinds["run_started"] == len(samples.SCRIPT)
 
 
-def test_sloppy_mistakes_fail_and_careful_runs_pass_after_the_fix(demo_store):
-    path, _ = demo_store
+def test_sloppy_mistakes_fail_and_careful_runs_pass_after_the_fix(gui_demo):
+    path, _ = gui_demo
     with Views(Store(path), split=None) as views:
         rows = views.con.execute("SELECT run_id, outcome FROM verdicts WHERE batch = 'gui-demo'").fetchall()
     outcome = dict(rows)
@@ -68,8 +68,8 @@ def test_sloppy_mistakes_fail_and_careful_runs_pass_after_the_fix(demo_store):
         assert outcome[f"gui-sloppy-{i:02d}"] == "fail", i
 
 
-def test_samples_are_deterministic(tmp_path, demo_store):
-    path, _ = demo_store
+def test_samples_are_deterministic(tmp_path, gui_demo):
+    path, _ = gui_demo
     again = Store(tmp_path / "again")
     samples.record(again)
     sql = "SELECT data FROM events WHERE batch = 'gui-demo' ORDER BY run_id, seq"

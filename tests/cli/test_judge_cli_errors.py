@@ -13,12 +13,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from helpers import example_run, jsonl, line
-from trajectory.cli.main import app
+from helpers import example_run, jsonl, line, traj
 
-runner = CliRunner()
 
 SUITE = '''
 import sys
@@ -51,12 +48,6 @@ class Fragile(Suite):
 def load(path=None):
     return Fragile()
 '''
-
-
-def traj(*args: str, input: bytes | None = None):
-    r = runner.invoke(app, list(args), input=input)
-    assert r.exception is None or isinstance(r.exception, SystemExit), (args, r.output, r.exception)
-    return r
 
 
 @pytest.fixture

@@ -8,25 +8,20 @@ of every file of the store searched for them.
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from typer.testing import CliRunner
 
 from figures import HARDENING
-from helpers import example_run, jsonl
+from helpers import example_run, jsonl, traj, traj_proc
 from trajectory.cli.common import command_line
-from trajectory.cli.main import app
 from trajectory.redact import MASK, redact_argv, redact_text
 from trajectory.store.delta import Store
 from trajectory.store.tables import TABLES
 
-runner = CliRunner()
 
 LLM_KEY = "sk-proj-Planted7f3KxQ9mZt2LwV8bRn4Yc"
 LLM_KEY_EQ = "sk-ant-api03-PlantedEqualsForm-K9x"
@@ -41,10 +36,6 @@ PLANTED = {
 }
 
 
-def traj(*args: str):
-    return runner.invoke(app, list(args))
-
-
 class Ran:
     def __init__(self, proc: subprocess.CompletedProcess):
         self.exit_code = proc.returncode
@@ -53,9 +44,7 @@ class Ran:
 
 def traj_process(*args: str) -> Ran:
     """The real command in its own process: its command line is what gets recorded."""
-    env = {k: v for k, v in os.environ.items() if k != "TRAJ_STORE"}
-    cmd = [sys.executable, "-m", "trajectory.cli.main", *args]
-    return Ran(subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=env))
+    return Ran(traj_proc(*args, timeout=120))
 
 
 def everything_in(store_dir: Path) -> dict[str, str]:

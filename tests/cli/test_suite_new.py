@@ -8,19 +8,10 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from helpers import traj
 
-from typer.testing import CliRunner
-
-from trajectory.cli.main import app
 
 ROOT = Path(__file__).resolve().parents[2]
-runner = CliRunner()
-
-
-def traj(*args: str):
-    r = runner.invoke(app, list(args))
-    assert r.exception is None or isinstance(r.exception, SystemExit), (args, r.output, r.exception)
-    return r
 
 
 def test_suite_new_writes_a_skeleton_whose_matrix_passes(tmp_path) -> None:

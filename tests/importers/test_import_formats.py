@@ -12,16 +12,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
+from helpers import traj
 from otel_sdk import provider, weather_agent
-from trajectory.cli.main import app
 
 README = Path(__file__).resolve().parents[2] / "README.md"
-
-
-def traj(*args: object):
-    return CliRunner().invoke(app, [str(a) for a in args])
 
 
 def console_output(path: Path, formatter=None) -> Path:

@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner
 
 pytest.importorskip("inspect_ai")
 
+from helpers import traj  # noqa: E402
 from inspect_logs import (  # noqa: E402
     IMAGE,
     PNG,
@@ -26,24 +26,17 @@ from inspect_logs import (  # noqa: E402
 from inspect_ai._util.error import EvalError  # noqa: E402
 from inspect_ai.log import EvalRetryError, condense_sample, read_eval_log, write_eval_log  # noqa: E402
 
-from trajectory.cli.main import app  # noqa: E402
 from trajectory.judging import current_rows, passes, recorded_judgements  # noqa: E402
 from trajectory.query.sql import Views  # noqa: E402
 from trajectory.store.delta import Store  # noqa: E402
 from trajectory.judging.trust import trusted_runs  # noqa: E402
 
-runner = CliRunner()
 RUN = "inspect:capitals:{sid}:{epoch}:u{minute:03d}{sidu}e{epoch}"
 
 
 def run_id(index: int, epoch: int) -> str:
     sid = SAMPLES[index]["id"]
     return RUN.format(sid=sid, epoch=epoch, minute=index * 2 + epoch, sidu=str(sid).replace("-", ""))
-
-
-def traj(*args: str) -> Any:
-    result = runner.invoke(app, [str(a) for a in args])
-    return result
 
 
 @pytest.fixture(scope="module")

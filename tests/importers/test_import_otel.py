@@ -10,22 +10,16 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from helpers import traj
 from otel_traces import T0, agent_trace, attr, document, evaluation, jsonl, span
-from typer.testing import CliRunner
 
-from trajectory.cli.main import app
 from trajectory.errors import SchemaError
 from trajectory.importers import otel
 from trajectory.judging import current_rows, passes
 from trajectory.store.delta import Store
 
-runner = CliRunner()
 TRACE = "4bf92f3577b34da6a3ce929d0e0e4736"
 GENERATIONS = ("current", "older", "openinference")
-
-
-def traj(*args: object) -> Any:
-    return runner.invoke(app, [str(a) for a in args])
 
 
 def show(store: Path, run: str) -> dict[str, Any]:

@@ -11,23 +11,17 @@ import urllib.parse
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 pytest.importorskip("inspect_ai")
 
-from helpers import jsonl, line  # noqa: E402
+from helpers import jsonl, line, traj  # noqa: E402
 from inspect_eval import write_logs  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 
-from trajectory.cli.main import app  # noqa: E402
 from trajectory.ingest.files import ingest_bytes  # noqa: E402
 from trajectory.store.delta import Store  # noqa: E402
 from trajectory.view.app import create_app  # noqa: E402
 from trajectory.view.data import StoreData  # noqa: E402
-
-
-def traj(*args: object):
-    return CliRunner().invoke(app, [str(a) for a in args])
 
 
 @pytest.fixture(scope="module")

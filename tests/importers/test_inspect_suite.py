@@ -10,17 +10,15 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 pytest.importorskip("inspect_ai")
 
+from helpers import traj  # noqa: E402
 from inspect_logs import SAMPLES, SCORER_V2, capitals_log  # noqa: E402
 
-from trajectory.cli.main import app  # noqa: E402
 from trajectory.judging import SuiteResolver, current_rows, judge_runs, pass_rows, passes  # noqa: E402
 from trajectory.store.delta import Store  # noqa: E402
 
-runner = CliRunner()
 ROOT = Path(__file__).resolve().parents[2]
 
 OWN_SCORERS = '''
@@ -66,10 +64,6 @@ def stricter_grader():
     return [model_graded_qa(template=
         "Question: {question}\\nAnswer: {answer}\\nExpected: {criterion}\\n{instructions}")]
 '''
-
-
-def traj(*args: object) -> object:
-    return runner.invoke(app, [str(a) for a in args])
 
 
 @pytest.fixture

@@ -9,18 +9,14 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from typer.testing import CliRunner
 
+from helpers import traj
 from otel_sdk import OTLPJsonFile, provider, weather_agent
-from trajectory.cli.main import app
+
 from trajectory.importers import import_otel
 from trajectory.store.delta import Store
 
 CITIES = ["Beijing", "Lima", "Oslo"]
-
-
-def traj(*args: object):
-    return CliRunner().invoke(app, [str(a) for a in args])
 
 
 def rotated(tmp: Path) -> tuple[Path, Path, list[str]]:

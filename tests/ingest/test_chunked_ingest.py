@@ -10,11 +10,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import suites as suite_pkg
 from helpers import example_run, jsonl, line
 from strategies import runs
 from trajectory import events as ev
-from trajectory.demo import record_all
 from trajectory.reports.export import export_events
 from trajectory.ingest.plain import DEFAULT_LIMITS, Limits, ingest_events, parse
 from trajectory.ingest.files import Workers, ingest_bytes, ingest_files
@@ -54,14 +52,12 @@ def outcome(fn, *args, **kwargs):
 
 
 @pytest.fixture(scope="module")
-def samples(tmp_path_factory) -> bytes:
+def samples(samples_store) -> bytes:
     """Every sample run of every bundled suite, as JSON Lines."""
     import io
 
-    store = Store(tmp_path_factory.mktemp("samples") / "store")
-    record_all(store, suite_pkg.builtin_names(), out=lambda *_: None)
     buffer = io.BytesIO()
-    export_events(store, buffer)
+    export_events(Store(samples_store), buffer)
     return buffer.getvalue()
 
 

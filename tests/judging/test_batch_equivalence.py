@@ -7,9 +7,7 @@ import json
 
 import pytest
 
-import suites as suite_pkg
 from replay import replay
-from trajectory.demo import record_all
 from trajectory.judging import (
     SuiteResolver,
     judge_runs,
@@ -25,10 +23,8 @@ from trajectory.store.delta import Store
 
 
 @pytest.fixture(scope="module")
-def samples(tmp_path_factory) -> Store:
-    store = Store(tmp_path_factory.mktemp("eq") / "store")
-    record_all(store, suite_pkg.builtin_names(), out=lambda *_: None)
-    return store
+def samples(samples_store) -> Store:
+    return Store(samples_store)  # read only: dry runs
 
 
 def test_batch_verdicts_equal_fold_verdicts(samples: Store) -> None:

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 import suites as suite_pkg
 from helpers import example_run, jsonl, line
 from suites.example import ExampleSuite
-from trajectory.demo import broken_suites, record_all
+from trajectory.demo import broken_suites
 from trajectory.ingest.files import ingest_bytes
 from trajectory.judging import JUDGEMENT_SUITE, SuiteResolver, current_rows, judge_runs, passes
 from trajectory.query.sql import Views
@@ -109,20 +109,8 @@ def test_verdicts_written_before_the_basis_columns_are_judged_again(store: Store
 # -- every sample run ---------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def samples(tmp_path_factory) -> Path:
-    store = Store(tmp_path_factory.mktemp("samples") / "store")
-    record_all(store, suite_pkg.builtin_names(), out=lambda *_: None)
-    return Path(store.backend.root)
-
-
-def copy_of(samples: Path, tmp_path: Path) -> Store:
-    shutil.copytree(samples, tmp_path / "store")
-    return Store(tmp_path / "store")
-
-
-def test_a_fix_rejudges_what_it_touches_and_equals_judging_everything(samples: Path, tmp_path: Path) -> None:
-    store = copy_of(samples, tmp_path)
+def test_a_fix_rejudges_what_it_touches_and_equals_judging_everything(samples_copy: Store, tmp_path: Path) -> None:
+    store = samples_copy
     names = suite_pkg.builtin_names()
     copies, _ = broken_suites(names, tmp_path / "broken", out=lambda *_: None)
     broken = SuiteResolver(store, overrides=copies)
@@ -138,8 +126,8 @@ def test_a_fix_rejudges_what_it_touches_and_equals_judging_everything(samples: P
     assert judge_runs(store, bundled, incremental=True).rows == []
 
 
-def test_a_fix_to_one_task_rejudges_only_its_runs(samples: Path, tmp_path: Path) -> None:
-    store = copy_of(samples, tmp_path)
+def test_a_fix_to_one_task_rejudges_only_its_runs(samples_copy: Store, tmp_path: Path) -> None:
+    store = samples_copy
     same = SuiteResolver(store, overrides={"device": device_copy(tmp_path)})
     judge_runs(store, same, incremental=True)
     with Views(store, split=None) as v:
@@ -157,10 +145,10 @@ def test_a_fix_to_one_task_rejudges_only_its_runs(samples: Path, tmp_path: Path)
     assert standing(store) == full_dry_run(store, edited)
 
 
-def test_a_pair_partner_that_finishes_later_rejudges_its_partner(samples: Path, tmp_path: Path) -> None:
+def test_a_pair_partner_that_finishes_later_rejudges_its_partner(samples_store: Path, tmp_path: Path) -> None:
     """A self-evolution run judged without its partner (still open) is judged again with it."""
     store = Store(tmp_path / "pairs")
-    with Views(Store(samples), split=None) as v:
+    with Views(Store(samples_store), split=None) as v:
         pair_id, first, second = v.con.execute(
             "SELECT pair_id, min(run_id) FILTER (WHERE pair_round = 1), min(run_id) FILTER (WHERE pair_round = 2) "
             "FROM runs WHERE suite = 'selfevo' AND pair_id IS NOT NULL AND outcome IS NOT NULL "
@@ -180,8 +168,8 @@ def test_a_pair_partner_that_finishes_later_rejudges_its_partner(samples: Path, 
     assert standing(store) == full_dry_run(store, resolver)
 
 
-def test_new_recorded_llm_judgements_rejudge_the_suites_that_read_them(samples: Path, tmp_path: Path) -> None:
-    store = copy_of(samples, tmp_path)
+def test_new_recorded_llm_judgements_rejudge_the_suites_that_read_them(samples_copy: Store, tmp_path: Path) -> None:
+    store = samples_copy
     resolver = SuiteResolver(store)
     judge_runs(store, resolver, incremental=True)
     record = [

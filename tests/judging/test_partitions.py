@@ -3,16 +3,11 @@ each is judged once, within its partition's bounds, and the verdicts are the sam
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
 
 import pyarrow as pa
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import suites as suite_pkg
-from trajectory.demo import record_all
 from trajectory.judging import SuiteResolver, judge_runs, plan_partitions
 from trajectory.judging.selection import select_runs
 from trajectory.store.delta import Store
@@ -37,16 +32,8 @@ def test_every_run_is_in_one_partition_within_its_bounds(runs, size) -> None:
                 assert lo <= value <= hi
 
 
-@pytest.fixture(scope="module")
-def samples(tmp_path_factory) -> Path:
-    store = Store(tmp_path_factory.mktemp("samples") / "store")
-    record_all(store, suite_pkg.builtin_names(), out=lambda *_: None)
-    return Path(store.backend.root)
-
-
-def test_small_partitions_on_the_store_judge_every_run_alike(samples: Path, tmp_path: Path) -> None:
-    shutil.copytree(samples, tmp_path / "store")
-    store = Store(tmp_path / "store")
+def test_small_partitions_on_the_store_judge_every_run_alike(samples_copy: Store) -> None:
+    store = samples_copy
     resolver = SuiteResolver(store)
     finished = select_runs(store).finished
     whole = [r.as_dict() for r in judge_runs(store, resolver, dry_run=True, partition=10**6).rows]

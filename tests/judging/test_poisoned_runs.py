@@ -11,21 +11,14 @@ from __future__ import annotations
 import json
 import uuid
 
-from typer.testing import CliRunner
 
-from helpers import example_run, jsonl, line
-from trajectory.cli.main import app
+from helpers import example_run, jsonl, line, traj
 from trajectory.ingest.plain import parse, rows, run_info
 from trajectory.judging import SuiteResolver, judge_runs
 from trajectory.query.sql import Views
 from trajectory.store.delta import Store
 
-runner = CliRunner()
 POISON = {"op": "replace", "path": "/no/such", "value": 1}
-
-
-def traj(*args: str):
-    return runner.invoke(app, list(args))
 
 
 def poisoned_run(run_id: str) -> list[str]:

@@ -13,22 +13,15 @@ import json
 import msgspec
 
 import pytest
-from typer.testing import CliRunner
 
 from figures import HARDENING
-from helpers import example_run, jsonl, line
+from helpers import example_run, jsonl, line, traj
 from judging.test_poisoned_runs import plant
-from trajectory.cli.main import app
 from trajectory.query.sql import holdout_views
 from trajectory.store.delta import Store
 
-runner = CliRunner()
 H = "h-weread-no-split"
 EVIDENCE = "推荐值是89.5%"
-
-
-def traj(*args: str):
-    return runner.invoke(app, list(args))
 
 
 def holdout_run() -> list[str]:

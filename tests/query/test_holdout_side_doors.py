@@ -16,19 +16,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from typer.testing import CliRunner
 
-from helpers import example_run, jsonl
+from helpers import example_run, jsonl, traj
 from query.test_holdout_pool import EVIDENCE, H, holdout_run, sdir  # noqa: F401 - sdir is the fixture
-from trajectory.cli.main import app
 from trajectory.query.sql import holdout_views
 from trajectory.store.delta import Store
-
-runner = CliRunner()
-
-
-def traj(*args: str):
-    return runner.invoke(app, list(args))
 
 
 def holdout_secrets(store: Store) -> list[str]:

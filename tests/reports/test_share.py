@@ -12,13 +12,10 @@ from __future__ import annotations
 
 import json
 
-from typer.testing import CliRunner
 
 from figures import HARDENING
-from helpers import example_run, jsonl
-from trajectory.cli.main import app
+from helpers import example_run, jsonl, traj
 
-runner = CliRunner()
 
 OS_USER = "victim.osuser"
 LEAKS = {
@@ -36,10 +33,6 @@ LEAKS = {
     "e-mail": "eve.agent@example.com",
     "api key": "sk-live-PlantedShareKey7Qx93LmZ",
 }
-
-
-def traj(*args: str):
-    return runner.invoke(app, list(args))
 
 
 def planted_runs() -> list[str]:

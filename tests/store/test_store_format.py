@@ -12,21 +12,13 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from helpers import example_run, jsonl
-from trajectory.cli.main import app
+from helpers import example_run, jsonl, traj
 from trajectory.errors import StoreError
 from trajectory.ingest.files import ingest_bytes
 from trajectory.judging import SuiteResolver, judge_runs
 from trajectory.ingest.recorder import Recorder
 from trajectory.store.delta import FORMAT_FILE, STORE_FORMAT, Store
-
-runner = CliRunner()
-
-
-def traj(*args: str):
-    return runner.invoke(app, list(args))
 
 
 def snapshot(root: Path) -> dict[str, tuple[str, int]]:

@@ -11,24 +11,16 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from disk_helpers import fill, remount, small_disk
-from helpers import example_run, jsonl
+from helpers import example_run, jsonl, traj_proc
 from trajectory.ingest.files import ingest_bytes
 from trajectory.judging import SuiteResolver, judge_runs
 from trajectory.query.sql import Views
 from trajectory.store.delta import TABLES, Store
-
-TRAJ = [sys.executable, "-m", "trajectory.cli.main"]
-
-
-def traj(*args: str, prefix: list[str] | None = None) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k != "TRAJ_STORE"}
-    return subprocess.run([*(prefix or []), *TRAJ, *args], capture_output=True, text=True, timeout=120, env=env)
 
 
 def snapshot(store: Store) -> dict:
@@ -57,7 +49,7 @@ def assert_one_line_and_intact(store: Store, new: Path, what: str, before: dict,
     lines = []
     for cmd in COMMANDS:
         args = [a.replace("{new}", str(new)) for a in cmd]
-        r = traj(*args, "--store", str(store.loc), prefix=prefix)
+        r = traj_proc(*args, "--store", str(store.loc), prefix=prefix)
         err = r.stderr.strip().splitlines()
         assert r.returncode == 1, (cmd, r.stdout, r.stderr)
         assert len(err) == 1 and err[0].startswith("error: "), (cmd, r.stderr)
@@ -82,9 +74,9 @@ def test_a_full_disk_is_one_line_and_the_store_stays_intact(disk: Path) -> None:
     filler = fill(disk)
     assert_one_line_and_intact(store, new, "no space left on the device; free some space", before)
     filler.unlink()
-    r = traj("ingest", str(new), "--store", str(store.loc))
+    r = traj_proc("ingest", str(new), "--store", str(store.loc))
     assert r.returncode == 0, r.stderr
-    assert traj("judge", "--store", str(store.loc)).returncode == 0
+    assert traj_proc("judge", "--store", str(store.loc)).returncode == 0
 
 
 def test_a_read_only_store_is_one_line_and_the_store_stays_intact(disk: Path) -> None:
@@ -93,11 +85,11 @@ def test_a_read_only_store_is_one_line_and_the_store_stays_intact(disk: Path) ->
     remount(disk, "ro")
     try:
         assert_one_line_and_intact(store, new, "read-only file system; remount it read-write", before)
-        r = traj("query", "SELECT count(*) AS n FROM runs", "--format", "csv", "--store", str(store.loc))
+        r = traj_proc("query", "SELECT count(*) AS n FROM runs", "--format", "csv", "--store", str(store.loc))
         assert r.returncode == 0 and r.stdout.split() == ["n", "2"]  # reading still works
     finally:
         remount(disk, "rw")
-    assert traj("ingest", str(new), "--store", str(store.loc)).returncode == 0
+    assert traj_proc("ingest", str(new), "--store", str(store.loc)).returncode == 0
 
 
 def test_permission_denied_is_one_line_and_the_store_stays_intact(tmp_path) -> None:
@@ -118,4 +110,4 @@ def test_permission_denied_is_one_line_and_the_store_stays_intact(tmp_path) -> N
     finally:
         for path in [store.loc.root, *store.loc.root.rglob("*")]:
             path.chmod(path.stat().st_mode | 0o200)
-    assert traj("ingest", str(new), "--store", str(store.loc)).returncode == 0
+    assert traj_proc("ingest", str(new), "--store", str(store.loc)).returncode == 0

@@ -18,12 +18,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import suites as suite_pkg
 from helpers import example_run, jsonl
 from rayprocs import listeners, loopback, ray_processes, wait_gone
 from judging.test_judging import Exploding, Slow, Stubborn
 from trajectory.cli.main import app
-from trajectory.demo import record_all
 from trajectory.engines.ray_engine import RayEngine, ingest_files_ray
 from trajectory.reports.export import export_events
 from trajectory.ingest.plain import DEFAULT_LIMITS
@@ -41,11 +39,9 @@ def compared(rows: list) -> list[dict]:
 
 
 @pytest.fixture(scope="module")
-def samples(tmp_path_factory) -> Store:
-    """The sample corpus: every bundled suite's sample runs (what `traj demo` records)."""
-    store = Store(tmp_path_factory.mktemp("ray-samples") / "store")
-    record_all(store, suite_pkg.builtin_names(), out=lambda *_: None)
-    return store
+def samples(samples_store) -> Store:
+    """The sample corpus: every bundled suite's sample runs (what `traj demo` records); read only."""
+    return Store(samples_store)
 
 
 @pytest.mark.slow

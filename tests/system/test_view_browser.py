@@ -24,7 +24,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from view_helpers import FAILING_RUN, FLIP_RUN, LiveView, demo_store
+from view_helpers import FAILING_RUN, FLIP_RUN, LiveView
 
 CHROMIUM = os.environ.get("TRAJ_CHROMIUM", "/usr/bin/chromium")
 APT = "apt-get install -y chromium fonts-wqy-microhei"
@@ -49,8 +49,8 @@ pytestmark = pytest.mark.skipif(
 
 
 @pytest.fixture(scope="module")
-def live(tmp_path_factory):
-    server = LiveView(demo_store(tmp_path_factory))
+def live(demo_store):
+    server = LiveView(demo_store)
     yield server
     server.stop()
 

@@ -12,7 +12,7 @@ import time
 
 import pytest
 from starlette.testclient import TestClient
-from view_helpers import FAILING_RUN, FLIP_RUN, HOLDOUT_RUN, OVERRIDDEN_RUN, OVERRIDE_EVIDENCE, copy_store, demo_store
+from view_helpers import FAILING_RUN, FLIP_RUN, HOLDOUT_RUN, OVERRIDDEN_RUN, OVERRIDE_EVIDENCE, copy_store
 
 from trajectory.judging import diff_passes
 from trajectory.query.sql import Views, holdout_views
@@ -22,14 +22,9 @@ from trajectory.view.data import StoreData
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory):
-    return demo_store(tmp_path_factory)
-
-
-@pytest.fixture(scope="module")
-def client(demo):
+def client(demo_store):
     # The pages read the events directly here; the run index is held equal to that below.
-    data = StoreData(str(demo), background_index=False)
+    data = StoreData(str(demo_store), background_index=False)
     with TestClient(create_app(data)) as c:
         yield c
     data.close()
@@ -60,9 +55,9 @@ def test_each_page_and_its_json_twin(client, path):
     assert f'href="{api_path.replace("&", "&amp;")}"' in html.text
 
 
-def test_overview_counts_match_the_query_views(client, demo):
+def test_overview_counts_match_the_query_views(client, demo_store):
     got = client.get("/api/").json()
-    with Views(Store(demo)) as views:
+    with Views(Store(demo_store)) as views:
         runs = views.con.execute("SELECT count(*) FROM runs").fetchone()[0]
         rates = {(s, t): (n, p) for s, t, n, p in views.con.execute(
             "SELECT suite, task, count(*), count(*) FILTER (WHERE outcome = 'pass') FROM verdicts GROUP BY ALL").fetchall()}
@@ -84,7 +79,7 @@ def test_overview_counts_match_the_query_views(client, demo):
 # -- the run list ------------------------------------------------------------------------------------
 
 
-def test_runs_page_through_every_run_once(client, demo):
+def test_runs_page_through_every_run_once(client, demo_store):
     seen = []
     page = 1
     while True:
@@ -95,17 +90,17 @@ def test_runs_page_through_every_run_once(client, demo):
             break
         page += 1
     assert got["pages"] == 4 and got["total"] == 137
-    assert sorted(seen) == tune_runs(demo) and len(set(seen)) == len(seen)
+    assert sorted(seen) == tune_runs(demo_store) and len(set(seen)) == len(seen)
     past = client.get("/api/runs?page=99").json()
     assert past["runs"] == [] and past["total"] == 137
     html = client.get("/runs?per_page=40&page=2").text
     assert "page 2 of 4" in html and 'rel="next"' in html and 'rel="prev"' in html
 
 
-def test_runs_filters_and_sorting(client, demo):
+def test_runs_filters_and_sorting(client, demo_store):
     got = client.get("/api/runs?suite=clock&outcome=fail&per_page=500").json()
     assert got["runs"] and all(r["suite"] == "clock" and r["verdict"] == "fail" for r in got["runs"])
-    with Views(Store(demo)) as views:
+    with Views(Store(demo_store)) as views:
         expected = views.con.execute("SELECT count(*) FROM runs JOIN verdicts USING (run_id) "
                              "WHERE runs.suite = 'clock' AND verdicts.outcome = 'fail'").fetchone()[0]
     assert got["total"] == expected
@@ -126,8 +121,8 @@ LISTS = [({}, "started_at", False), ({"suite": "clock"}, "run_id", True), ({"out
          ({"task": "AlarmTime"}, "score", True), ({}, "events", True), ({}, "model_ms", False), ({}, "verdict", False)]
 
 
-def test_the_run_index_lists_what_the_events_give(demo):
-    data = StoreData(str(demo), background_index=False)
+def test_the_run_index_lists_what_the_events_give(demo_store):
+    data = StoreData(str(demo_store), background_index=False)
     live = [data.run_list(f, sort, desc, page, 20, use_index=False) for f, sort, desc in LISTS for page in (1, 2)]
     overview = data.overview()
     assert not data.index_ready() and not any(x["indexed"] for x in live)
@@ -139,7 +134,7 @@ def test_the_run_index_lists_what_the_events_give(demo):
     assert [(x["runs"], x["total"]) for x in indexed] == [(x["runs"], x["total"]) for x in live]
     assert sum(len(x["runs"]) for x in live) > 100
     data.close()
-    background = StoreData(str(demo))
+    background = StoreData(str(demo_store))
     with TestClient(create_app(background)) as c:
         first = c.get("/api/runs?sort=tokens&order=desc").json()
         for _ in range(200):  # the index is built on a thread of its own
@@ -228,7 +223,7 @@ def test_an_override_shows_with_its_evidence(client):
 # -- passes and the diff ---------------------------------------------------------------------------
 
 
-def test_passes_with_their_counts(client, demo):
+def test_passes_with_their_counts(client, demo_store):
     got = client.get("/api/passes").json()
     assert got["total"] == 2
     newest, oldest = got["passes"]
@@ -241,16 +236,16 @@ def test_passes_with_their_counts(client, demo):
     assert f'href="/diff?a={oldest["pass_id"]}&amp;b={newest["pass_id"]}"' in html
 
 
-def test_the_diff_is_the_flips_of_traj_diff(client, demo):
+def test_the_diff_is_the_flips_of_traj_diff(client, demo_store):
     got = client.get("/api/diff?per_page=500").json()
-    cli = diff_passes(Store(demo))
-    pool = set(tune_runs(demo))
+    cli = diff_passes(Store(demo_store))
+    pool = set(tune_runs(demo_store))
     expected = {(f.run_id, f.kind) for f in cli.flips if f.run_id in pool}
     assert {(f["run_id"], f"{f['before']}→{f['after']}") for f in got["flips"]} == expected
     # `traj diff` with no passes compares the last pass with each run's previous verdict; the page
     # needs two passes for its links: the last one, and the one before it over the same runs.
     assert got["flip_count"] == len(expected) == sum(got["kinds"].values()) and got["b"] == cli.after_label
-    named = diff_passes(Store(demo), got["a"], got["b"])
+    named = diff_passes(Store(demo_store), got["a"], got["b"])
     assert {(f.run_id, f.kind) for f in named.flips if f.run_id in pool} == expected
     # The demo judges its broken copies first, then the bundled suites: the fix is the latest
     # pass, so the default diff reads broken (a) -> fixed (b), and the page says which is which.
@@ -318,12 +313,12 @@ def test_query_refuses_what_traj_query_refuses(client, sql, refusal):
 # -- the holdout wall ---------------------------------------------------------------------------
 
 
-def test_holdout_runs_stay_behind_split_holdout(client, demo, tmp_path):
+def test_holdout_runs_stay_behind_split_holdout(client, demo_store, tmp_path):
     assert HOLDOUT_RUN not in json.dumps(client.get("/api/runs?per_page=500").json())
     r = client.get(f"/runs/{HOLDOUT_RUN}")
     assert r.status_code == 404 and "holdout pool" in r.text and "--split holdout" in r.text
     assert client.get("/api/query", params={"sql": "SELECT count(*) AS n FROM runs WHERE split = 'holdout'"}).json()["result"]["rows"] == [[0]]
-    store = copy_store(demo, tmp_path / "store")
+    store = copy_store(demo_store, tmp_path / "store")
     before = len(holdout_views(Store(store)))
     data = StoreData(str(store), "holdout")
     with TestClient(create_app(data)) as hc:
@@ -338,4 +333,4 @@ def test_holdout_runs_stay_behind_split_holdout(client, demo, tmp_path):
     assert len(looks) == before + 1
     assert looks[-1]["key"] == "query" and json.loads(looks[-1]["data"])["sql"] == "SELECT run_id FROM runs"
     # Pages and queries of the tune pool record nothing.
-    assert len(holdout_views(Store(demo))) == 0
+    assert len(holdout_views(Store(demo_store))) == 0

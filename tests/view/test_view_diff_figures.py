@@ -15,13 +15,13 @@ from trajectory.cli.main import app
 from trajectory.query.sql import SPLITS
 from trajectory.view.app import create_app
 from trajectory.view.data import StoreData
-from view_helpers import copy_store, demo_store
+from view_helpers import copy_store
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory):
+def demo(demo_store, tmp_path_factory):
     # A copy: a holdout diff records the look.
-    return copy_store(demo_store(tmp_path_factory), tmp_path_factory.mktemp("diff-figures") / "store")
+    return copy_store(demo_store, tmp_path_factory.mktemp("diff-figures") / "store")
 
 
 def cli_diff(store, split: str, *passes: str) -> dict:

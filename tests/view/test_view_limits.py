@@ -15,7 +15,7 @@ import urllib.parse
 import urllib.request
 
 import pytest
-from view_helpers import FAILING_RUN, LiveView, demo_store
+from view_helpers import FAILING_RUN, LiveView
 
 # Generous: a hang, not a speed, is what these catch.
 HANG = 180
@@ -25,13 +25,8 @@ HUGE_AGGREGATE = "SELECT count(DISTINCT range) AS n FROM range(200000000)"
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory):
-    return demo_store(tmp_path_factory)
-
-
-@pytest.fixture(scope="module")
-def live(demo):
-    server = LiveView(demo, "--timeout", "3", "--max-rows", "1500")
+def live(demo_store):
+    server = LiveView(demo_store, "--timeout", "3", "--max-rows", "1500")
     yield server
     server.stop()
 
@@ -97,9 +92,9 @@ def test_the_html_page_and_the_download_keep_the_time_limit(live):
     assert status == 400 and "time limit" in body.decode()
 
 
-def test_a_large_aggregate_is_stopped_by_the_memory_limit(demo):
+def test_a_large_aggregate_is_stopped_by_the_memory_limit(demo_store):
     # A time limit far off: the memory limit is what stops it.
-    live = LiveView(demo, "--timeout", "600", "--max-memory", "256MiB")
+    live = LiveView(demo_store, "--timeout", "600", "--max-memory", "256MiB")
     try:
         status, body = fetch(f"{live.url}/api/query?sql={q(HUGE_AGGREGATE)}")
         assert status == 400 and "memory limit of 256 MiB" in json.loads(body)["error"]
@@ -130,12 +125,12 @@ def test_a_download_does_not_run_past_the_row_limit(live):
     assert status == 400 and "more than 1,500 rows" in json.loads(body)["error"]
 
 
-def test_limits_out_of_bounds_are_refused_like_traj_query(demo):
+def test_limits_out_of_bounds_are_refused_like_traj_query(demo_store):
     from typer.testing import CliRunner
 
     from trajectory.cli.main import app
 
     for args, said in ((["--timeout", "0"], "--timeout must be between"), (["--max-memory", "1MiB"], "--max-memory"),
                        (["--max-rows", "0"], "--max-rows must be between")):
-        r = CliRunner().invoke(app, ["view", "--store", str(demo), *args])
+        r = CliRunner().invoke(app, ["view", "--store", str(demo_store), *args])
         assert r.exit_code == 1 and said in r.output, r.output

@@ -12,7 +12,7 @@ import urllib.parse
 
 import pytest
 from typer.testing import CliRunner
-from view_helpers import FAILING_RUN, HOLDOUT_RUN, LiveView, copy_store, demo_store
+from view_helpers import FAILING_RUN, HOLDOUT_RUN, LiveView, copy_store
 
 from trajectory.cli.main import app
 from trajectory.query.sql import holdout_views
@@ -20,13 +20,8 @@ from trajectory.store.delta import Store
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory):
-    return demo_store(tmp_path_factory)
-
-
-@pytest.fixture(scope="module")
-def live(demo):
-    server = LiveView(demo)
+def live(demo_store):
+    server = LiveView(demo_store)
     yield server
     server.stop()
 
@@ -66,8 +61,8 @@ def test_its_own_names_are_answered(live, host):
     assert status == 200 and json.loads(body)["result"]["rows"] == [[1]]
 
 
-def test_allow_host_adds_a_name_and_only_that_name(demo):
-    server = LiveView(demo, "--allow-host", "viewer.lan", "--allow-host", "[fd00::5]")
+def test_allow_host_adds_a_name_and_only_that_name(demo_store):
+    server = LiveView(demo_store, "--allow-host", "viewer.lan", "--allow-host", "[fd00::5]")
     try:
         for host in ("viewer.lan:{port}", "VIEWER.LAN", "[fd00::5]:{port}", "127.0.0.1:{port}"):
             status, _, _ = get(server.port, "/api/runs", host.format(port=server.port))
@@ -93,7 +88,7 @@ def test_every_answer_keeps_other_sites_out(live, path):
         assert headers.get("referrer-policy") == "no-referrer", path
 
 
-def test_listening_beyond_loopback_is_said_in_one_line(demo, monkeypatch):
+def test_listening_beyond_loopback_is_said_in_one_line(demo_store, monkeypatch):
     from trajectory.view.server import beyond_loopback
 
     for host in ("0.0.0.0", "::", "192.168.1.20", "[::]", "myhost.lan"):
@@ -109,16 +104,16 @@ def test_listening_beyond_loopback_is_said_in_one_line(demo, monkeypatch):
     started = []
     monkeypatch.setattr(server, "check_bind", lambda host, port: None)
     monkeypatch.setattr(uvicorn, "run", lambda app, **kw: started.append(kw))
-    r = CliRunner().invoke(app, ["view", "--store", str(demo), "--host", "0.0.0.0", "--port", "8123"])
+    r = CliRunner().invoke(app, ["view", "--store", str(demo_store), "--host", "0.0.0.0", "--port", "8123"])
     assert r.exit_code == 0 and started and started[0]["host"] == "0.0.0.0", r.output
     warnings = [line for line in r.stderr.splitlines() if "other machines" in line]
     assert len(warnings) == 1 and warnings[0].startswith("warning: traj view on 0.0.0.0")
-    r = CliRunner().invoke(app, ["view", "--store", str(demo), "--port", "8123"])
+    r = CliRunner().invoke(app, ["view", "--store", str(demo_store), "--port", "8123"])
     assert r.exit_code == 0 and "other machines" not in r.stderr
 
 
-def test_a_cross_site_page_cannot_fill_the_holdout_log(demo, tmp_path):
-    store = copy_store(demo, tmp_path / "store")
+def test_a_cross_site_page_cannot_fill_the_holdout_log(demo_store, tmp_path):
+    store = copy_store(demo_store, tmp_path / "store")
     before = len(holdout_views(Store(store)))
     server = LiveView(store, "--split", "holdout")
     try:
@@ -135,7 +130,7 @@ def test_a_cross_site_page_cannot_fill_the_holdout_log(demo, tmp_path):
     assert len(looks) == before + 1 and looks[-1]["key"] == "view"
 
 
-def test_the_tune_pool_query_shows_no_holdout_event(live, demo):
+def test_the_tune_pool_query_shows_no_holdout_event(live, demo_store):
     probes = {
         f"SELECT count(*) AS n FROM events WHERE run_id = '{HOLDOUT_RUN}'": [[0]],
         "SELECT count(*) AS n FROM events WHERE split = 'holdout'": [[0]],
@@ -149,12 +144,12 @@ def test_the_tune_pool_query_shows_no_holdout_event(live, demo):
     assert status == 200 and b"gui-sloppy-13" in body and HOLDOUT_RUN.encode() not in body and b"weread" not in body
     # The same rule as `traj query`: its tune pool has no holdout event either; its holdout pool has them.
     r = CliRunner().invoke(app, ["query", f"SELECT count(*) AS n FROM events WHERE run_id = '{HOLDOUT_RUN}'",
-                                 "--store", str(demo), "--format", "csv"])
+                                 "--store", str(demo_store), "--format", "csv"])
     assert r.exit_code == 0 and r.stdout.split() == ["n", "0"], r.output
 
 
-def test_the_holdout_pool_query_shows_only_holdout_events(demo, tmp_path):
-    store = copy_store(demo, tmp_path / "store")
+def test_the_holdout_pool_query_shows_only_holdout_events(demo_store, tmp_path):
+    store = copy_store(demo_store, tmp_path / "store")
     server = LiveView(store, "--split", "holdout")
     try:
         sql = "SELECT DISTINCT run_id FROM events ORDER BY run_id"

@@ -21,7 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from starlette.testclient import TestClient
 from typer.testing import CliRunner
-from view_helpers import FAILING_RUN, FLIP_RUN, HOLDOUT_RUN, LiveView, copy_store, demo_store, free_port
+from view_helpers import FAILING_RUN, FLIP_RUN, HOLDOUT_RUN, LiveView, copy_store, free_port
 
 from trajectory.cli.import_mobilegym import import_mobilegym
 from trajectory.cli.main import app
@@ -35,11 +35,6 @@ from trajectory.view.data import StoreData
 from trajectory.view.static_site import write_static
 
 MOBILEGYM = Path(__file__).parent.parent / "data" / "mobilegym_run"
-
-
-@pytest.fixture(scope="module")
-def demo(tmp_path_factory):
-    return demo_store(tmp_path_factory)
 
 
 # -- the evidence rule ------------------------------------------------------------------------
@@ -190,9 +185,9 @@ def test_a_new_pass_shows_without_a_restart(tmp_path):
 # -- --static and --share ------------------------------------------------------------------------
 
 
-def test_static_copy_has_every_page_with_relative_links(demo, tmp_path):
+def test_static_copy_has_every_page_with_relative_links(demo_store, tmp_path):
     out = tmp_path / "site"
-    summary = write_static(str(demo), out)
+    summary = write_static(str(demo_store), out)
     assert "137 runs" in summary
     names = {p.name for p in out.iterdir()}
     assert {"index.html", "runs.html", "runs-2.html", "runs-3.html", "passes.html", "diff.html", "query.html",
@@ -209,12 +204,12 @@ def test_static_copy_has_every_page_with_relative_links(demo, tmp_path):
             assert (out / urllib.request.url2pathname(href)).exists(), (page.name, href)
 
 
-def test_share_leaves_out_answers_images_devices_and_paths(demo, tmp_path):
+def test_share_leaves_out_answers_images_devices_and_paths(demo_store, tmp_path):
     out = tmp_path / "shared"
-    r = CliRunner().invoke(app, ["view", "--store", str(demo), "--static", str(out), "--share"])
+    r = CliRunner().invoke(app, ["view", "--store", str(demo_store), "--static", str(out), "--share"])
     assert r.exit_code == 0, r.output
     text = "\n".join(p.read_text() for p in out.iterdir() if p.is_file())
-    for secret in ("下午2点30分", "晚上10点50分", "123×456 = 56,088", "北京现在二十度", str(demo)):
+    for secret in ("下午2点30分", "晚上10点50分", "123×456 = 56,088", "北京现在二十度", str(demo_store)):
         assert secret not in text, secret
     assert not (out / "images").exists()
     # The shared copy is the allow-list's pages only: no run pages (screens, answers, state).
@@ -223,18 +218,18 @@ def test_share_leaves_out_answers_images_devices_and_paths(demo, tmp_path):
     assert FLIP_RUN in runs and "14:30" not in runs  # the run and its checks by name; no expected value
 
 
-def test_share_needs_static(demo):
-    r = CliRunner().invoke(app, ["view", "--store", str(demo), "--share"])
+def test_share_needs_static(demo_store):
+    r = CliRunner().invoke(app, ["view", "--store", str(demo_store), "--share"])
     assert r.exit_code == 1 and "--share goes with --static" in r.output
 
 
 # -- the command ------------------------------------------------------------------------------------
 
 
-def test_traj_view_serves_on_127_0_0_1_and_stops(demo):
-    live = LiveView(demo)
+def test_traj_view_serves_on_127_0_0_1_and_stops(demo_store):
+    live = LiveView(demo_store)
     try:
-        assert live.banner.startswith(f"traj view: store {demo} (tune pool) at http://127.0.0.1:{live.port}/")
+        assert live.banner.startswith(f"traj view: store {demo_store} (tune pool) at http://127.0.0.1:{live.port}/")
         with urllib.request.urlopen(live.url + f"/runs/{FAILING_RUN}?at=5") as r:
             assert r.status == 200 and "最高23° 最低15°" in r.read().decode()
         with pytest.raises(urllib.error.HTTPError) as err:
@@ -246,17 +241,17 @@ def test_traj_view_serves_on_127_0_0_1_and_stops(demo):
     assert live.proc.returncode is not None
 
 
-def test_traj_view_refuses_a_taken_port_and_a_missing_store(demo, tmp_path):
+def test_traj_view_refuses_a_taken_port_and_a_missing_store(demo_store, tmp_path):
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        r = CliRunner().invoke(app, ["view", "--store", str(demo), "--port", str(port)])
+        r = CliRunner().invoke(app, ["view", "--store", str(demo_store), "--port", str(port)])
     assert r.exit_code == 1 and f"cannot serve on 127.0.0.1:{port}" in r.output
     r = CliRunner().invoke(app, ["view", "--store", str(tmp_path / "none"), "--port", str(free_port())])
     assert r.exit_code == 1 and r.output.strip() == (
         f"error: no traj store at {tmp_path / 'none'} (create one with traj ingest or traj demo)")
-    r = CliRunner().invoke(app, ["view", "--store", str(demo), "--split", "dev"])
+    r = CliRunner().invoke(app, ["view", "--store", str(demo_store), "--split", "dev"])
     assert r.exit_code == 1 and "--split must be one of tune, holdout" in r.output
 
 
@@ -275,8 +270,8 @@ def test_traj_demo_ends_by_suggesting_traj_view(tmp_path):
         got.close()
 
 
-def test_a_holdout_session_is_recorded_as_a_look(demo, tmp_path):
-    store = copy_store(demo, tmp_path / "store")
+def test_a_holdout_session_is_recorded_as_a_look(demo_store, tmp_path):
+    store = copy_store(demo_store, tmp_path / "store")
     live = LiveView(store, "--split", "holdout")
     try:
         assert "(holdout pool)" in live.banner
