@@ -89,6 +89,31 @@ def disagreement_line(d: dict[str, Any]) -> str:
     return head
 
 
+#: Each re-judged run once per judge version: that version's latest verdict (``judge``) against
+#: the person's latest (``person``), in the pool the views show.
+AGREEMENT_SQL = """
+WITH o AS (SELECT * FROM overrides QUALIFY row_number() OVER
+           (PARTITION BY run_id ORDER BY "at" DESC, override_id DESC) = 1),
+h AS (SELECT * FROM verdict_history QUALIFY row_number() OVER
+      (PARTITION BY run_id, judge_version ORDER BY judged_at DESC, pass_id DESC) = 1)
+SELECT h.run_id, h.suite, h.task, h.judge_version, h.judged_at, h.outcome AS judge, o.to_outcome AS person
+FROM h JOIN o USING (run_id)
+"""
+
+
+def agreement_groups(pairs: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Rows of :data:`AGREEMENT_SQL` as figures per suite, task and judge version (the versions
+    of a task in the order they first judged)."""
+    groups: dict[tuple[Any, Any, Any], list[tuple[str, str]]] = defaultdict(list)
+    first: dict[tuple[Any, Any, Any], Any] = {}
+    for r in pairs:
+        key = (r["suite"], r["task"], r["judge_version"])
+        groups[key].append((r["judge"], r["person"]))
+        first[key] = r["judged_at"] if key not in first else min(first[key], r["judged_at"])
+    return [{"suite": k[0], "task": k[1], "judge_version": k[2], **agreement(groups[k]).to_json()}
+            for k in sorted(groups, key=lambda k: (str(k[0]), str(k[1]), first[k], str(k[2])))]
+
+
 def agreement_by_task(store: Store, split: str = "tune", run_ids: Iterable[str] | None = None) -> list[dict[str, Any]]:
     """Per suite, task and judge version: how the judge's verdicts agree with people's, among
     the runs of the pool a person re-judged (``run_ids``: only these). Each run counts once per
@@ -97,26 +122,7 @@ def agreement_by_task(store: Store, split: str = "tune", run_ids: Iterable[str] 
     if not store.has_table("overrides") or not store.has_table("passes"):
         return []
     ids = None if run_ids is None else sorted(set(run_ids))
-    cond, params = ("TRUE", []) if ids is None else ("list_contains(?, h.run_id)", [ids])
+    cond, params = ("TRUE", []) if ids is None else ("list_contains(?, run_id)", [ids])
     with Views(store, split=split) as views:
-        rows = views.arrow(
-            "WITH o AS (SELECT * FROM overrides QUALIFY row_number() OVER "
-            "(PARTITION BY run_id ORDER BY \"at\" DESC, override_id DESC) = 1), "
-            "h AS (SELECT * FROM verdict_history QUALIFY row_number() OVER "
-            "(PARTITION BY run_id, judge_version ORDER BY judged_at DESC, pass_id DESC) = 1) "
-            "SELECT h.suite, h.task, h.judge_version, h.outcome AS judge, o.to_outcome AS person, "
-            "min(h.judged_at) OVER (PARTITION BY h.suite, h.task, h.judge_version) AS first_judged "
-            f"FROM h JOIN o USING (run_id) WHERE {cond}",
-            params,
-        ).to_pylist()
-    groups: dict[tuple[Any, Any, Any], list[tuple[str, str]]] = defaultdict(list)
-    first: dict[tuple[Any, Any, Any], Any] = {}
-    for r in rows:
-        key = (r["suite"], r["task"], r["judge_version"])
-        groups[key].append((r["judge"], r["person"]))
-        first[key] = r["first_judged"]
-    out = []
-    for key in sorted(groups, key=lambda k: (str(k[0]), str(k[1]), first[k], str(k[2]))):
-        out.append({"suite": key[0], "task": key[1], "judge_version": key[2],
-                    **agreement(groups[key]).to_json()})
-    return out
+        rows = views.arrow(f"SELECT * FROM ({AGREEMENT_SQL}) WHERE {cond}", params).to_pylist()
+    return agreement_groups(rows)

@@ -259,6 +259,7 @@ def build(
     unjudged: Sequence[str] = (),
     meta: dict[str, Any] | None = None,
     device: bool = True,
+    agreement: Sequence[dict[str, Any]] = (),
 ) -> dict[str, str]:
     """The three report files for one batch: {file name: content}.
 
@@ -266,7 +267,9 @@ def build(
     merged with the run's figures (runs view) and ``answer``, ``images``, ``device``,
     ``first_feedback_ms``, ``turns``. ``meta``: store, generated_at, passes (their rows with
     ``runs_in_report``), judge_versions. ``device``: the batch has runs of a device suite (its
-    sections: categories, first feedback, turns, markers left on devices).
+    sections: categories, first feedback, turns, markers left on devices). ``agreement``: how
+    each judge version agrees with people on the batch's re-judged runs
+    (trajectory.query.people.agreement_by_task).
     """
     meta = dict(meta or {})
     if share:
@@ -274,6 +277,8 @@ def build(
 
         rows, overrides, meta, holdout_views = for_sharing(rows, overrides, meta, holdout_views)
         batch = safe_id(batch, "batch") or "[batch]"
+        agreement = [{**a, "suite": safe_id(a["suite"], "suite"), "task": safe_id(a["task"], "task"),
+                      "judge_version": safe_id(a["judge_version"], "version")} for a in agreement]
     rows = sorted(rows, key=lambda r: (r.get("task") or "", r["run_id"]))
     shown = {r["run_id"]: effective(r, overrides) for r in rows}
     counts: Counter[str] = Counter(v[0] for v in shown.values())
@@ -363,6 +368,8 @@ def build(
         )
     lines.append("")
 
+    lines += agreement_lines(agreement)
+
     if device:
         lines += ["## Markers left on devices (clean up by hand)", ""]
         markers = []
@@ -394,12 +401,33 @@ def build(
         scores.append(json.dumps(entry, ensure_ascii=False, default=str))
         metrics.append({"task": r.get("task"), "run_id": r["run_id"], **run_metrics(r, prices)})
     doc = {"batch": batch, "split": split, **{k: meta.get(k) for k in ("store", "generated_at", "passes", "judge_versions")},
-           "totals": totals(rows, shown, prices), "runs": metrics}
+           "totals": totals(rows, shown, prices), "agreement": list(agreement), "runs": metrics}
     return {
         "summary.md": summary,
         "scores.jsonl": "\n".join(scores) + ("\n" if scores else ""),
         "metrics.json": json.dumps(doc, ensure_ascii=False, indent=2, default=str) + "\n",
     }
+
+
+def agreement_lines(agreement: Sequence[dict[str, Any]]) -> list[str]:
+    """The section on how the judge agrees with people, per suite, task and judge version."""
+    from judges.agreement import kappa_text
+
+    lines = ["## Judge agreement with people", ""]
+    if not agreement:
+        return lines + ["(no run of this batch was re-judged by a person)", ""]
+    lines += ["Among the runs a person re-judged where both gave pass or fail: each judge version's latest "
+              "verdict against the person's latest. Kappa is n/a where either side gave only one of them.", "",
+              "| suite | task | judge version | runs | agree | judge pass, person fail | judge fail, person pass "
+              "| agreement | kappa |", "|---|---|---|---|---|---|---|---|---|"]
+    for a in agreement:
+        rate = "n/a" if a["rate"] is None else f"{a['rate']:.0%}"
+        lines.append(f"| {a['suite']} | {a['task']} | {a['judge_version']} | {a['rated']} | {a['agree']} | "
+                     f"{a['judge_pass_person_fail']} | {a['judge_fail_person_pass']} | {rate} | {kappa_text(a['kappa'])} |")
+    apart = sum(a["apart"] for a in agreement)
+    if apart:
+        lines += ["", f"({plural(apart, 'verdict')} of re-judged runs neither pass nor fail: not counted)"]
+    return lines + [""]
 
 
 # -- gathering from the store -----------------------------------------------------------------
@@ -521,11 +549,14 @@ def write_report(
     if split == "holdout":
         record_holdout_view(store, "report", {"batch": batch})
     meta, device = report_meta(store, rows)
+    from trajectory.query.people import agreement_by_task
+
     files = build(
         batch, rows,
         overrides=overrides_of(store, {r["run_id"] for r in rows}),
         holdout_views=holdout_views(store),
         split=split, prices=prices, share=share, unjudged=unjudged, meta=meta, device=device,
+        agreement=agreement_by_task(store, split, [r["run_id"] for r in rows]),
     )
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)

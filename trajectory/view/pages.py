@@ -65,6 +65,7 @@ def overview(data: StoreData) -> dict[str, Any]:
         "runs": sum(s["runs"] for s in o["suites"]), "events": o["counts"]["events"],
         "passes": o["counts"]["passes"], "overrides": o["counts"]["overrides"], "holdout_views": o["holdout_views"],
         "suites": list(by_suite.values()), "tasks": o["tasks"], "batches": o["batches"],
+        "agreement": o["agreement"],
         "pass_series": [{**p, "pass_rate": None if pass_rate(p) is None else round(pass_rate(p), 4)}
                         for p in o["pass_series"]],
     }
@@ -155,6 +156,7 @@ def run(data: StoreData, run_id: str, params: Mapping[str, str]) -> dict[str, An
         "run_id": run_id, "split": head["split"], "last_seq": last, "event_count": head["events"],
         "start": head["start"], "finish": head["finish"],
         "verdict": current, "shown": head["shown"], "overrides": head["overrides"],
+        "disagrees_with_person": head["disagrees_with_person"],
         "history": [{k: v for k, v in h.items() if k not in ("checks", "details")} for h in head["history"]],
         "timeline": {"events": events, "page": tpage, "pages": pages, "per_page": TIMELINE_PAGE},
         "time_travel": state_at(data, run_id, at, last, {e["seq"]: e for e in events}),
