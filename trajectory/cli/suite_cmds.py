@@ -123,8 +123,10 @@ def check(
 
     if split not in SPLITS:
         raise TrajError(f"--split must be one of {', '.join(SPLITS)}, got {split!r}")
-    if path.is_dir():
+    if path.is_dir() and store is None:
         ok = check_folder(path, json_)
+    elif path.is_dir():
+        ok = check_folder_against_people(path, store, split, json_)
     else:
         ok = check_named(str(path), store, split, json_)
     if not ok:
@@ -161,6 +163,27 @@ def check_folder(path: Path, json_: bool, people: dict | None = None) -> bool:
         else:
             typer.echo(f"ok: {plural(n, 'task')} in {path}")
     return not problems
+
+
+def check_folder_against_people(path: Path, store: str, split: str, json_: bool) -> bool:
+    """``suite check FOLDER --store S``: the folder's matrix, then the folder's suite (as it is
+    now, registered or not) over the store's runs a person re-judged."""
+    from suites.registry import aliases, load_folder
+    from trajectory.judging.against_people import check_against_people
+
+    s = open_store(store)
+    try:
+        suite = load_folder(path)
+    except Exception:  # noqa: BLE001 - the folder's own code failed: the matrix says how, in one line
+        return check_folder(path, json_) and False
+    resolver = SuiteResolver(s, overrides={name: suite for name in aliases(suite)})
+    people = check_against_people(s, resolver, aliases(suite)[0], split)
+    ok = check_folder(path, json_, people.to_json())
+    if not json_:
+        for line in people.lines():
+            typer.echo(term_safe(line))  # the person's evidence is the run's text: shown, not obeyed
+        typer.echo(people.summary(), err=not people.ok)
+    return ok and people.ok
 
 
 def check_named(name: str, store: str | None, split: str, json_: bool) -> bool:
