@@ -56,7 +56,7 @@ def test_the_report_gives_agreement_counts_rate_and_kappa(tmp_path):
 
 def test_a_verdict_neither_pass_nor_fail_is_counted_apart():
     from judges.agreement import agreement
-    from trajectory.reports.report import agreement_lines
+    from trajectory.reports.agreement import agreement_lines
 
     rows = [{"suite": "s", "task": "t", "judge_version": "v1", **agreement(
         [("pass", "pass"), ("error", "fail")]).to_json()}]

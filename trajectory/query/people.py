@@ -89,6 +89,17 @@ def disagreement_line(d: dict[str, Any]) -> str:
     return head
 
 
+#: The verdicts of pass ``$b`` that disagree with their run's latest human verdict (viewer SQL).
+PASS_DISAGREEMENTS_SQL = """
+WITH o AS (SELECT * FROM overrides QUALIFY row_number() OVER
+           (PARTITION BY run_id ORDER BY "at" DESC, override_id DESC) = 1)
+SELECT o.run_id, b.suite, b.task, b.outcome, o.to_outcome, o.by, o.evidence
+FROM verdict_history b JOIN o USING (run_id)
+WHERE b.pass_id = $b AND b.outcome IN ('pass', 'fail') AND o.to_outcome IN ('pass', 'fail')
+      AND b.outcome <> o.to_outcome
+ORDER BY o.run_id
+"""
+
 #: Each re-judged run once per judge version: that version's latest verdict (``judge``) against
 #: the person's latest (``person``), in the pool the views show.
 AGREEMENT_SQL = """

@@ -64,10 +64,6 @@ class Busy(QueryError):
     """As many queries as may run at once are running (a 503: try again)."""
 
 
-#: Disagreements with people a diff page lists under its flips (the count says all of them).
-MAX_LISTED = 200
-
-
 class StoreData:
     """A store as the viewer sees it: one pool (tune or holdout), read through sandboxed views."""
 
@@ -219,10 +215,7 @@ class StoreData:
             counts = self.rows("SELECT (SELECT count(*) FROM passes) AS passes, "
                                "(SELECT count(*) FROM overrides) AS overrides")[0]
             counts["events"] = sum(g["events"] for g in groups)
-            from trajectory.query.people import AGREEMENT_SQL, agreement_groups
-
-            agreement = agreement_groups(self.rows(AGREEMENT_SQL)) if counts["overrides"] else []
-            return {"agreement": agreement,"suites": [{"suite": k, "runs": suites[k]} for k in sorted(suites, key=lambda k: k or "")],
+            return {"suites": [{"suite": k, "runs": suites[k]} for k in sorted(suites, key=lambda k: k or "")],
                     "tasks": tasks, "pass_series": series, "counts": counts,
                     "batches": [batches[k] for k in sorted(batches, key=lambda k: (k is not None, k or ""))],
                     "holdout_views": len(self.holdout_log())}
@@ -425,16 +418,10 @@ class StoreData:
         overrides = self.rows("SELECT * FROM overrides WHERE run_id = $run_id ORDER BY \"at\"", {"run_id": run_id})
         current = history[-1] if history else None
         shown = None
-        person = None
         if current is not None:
-            from trajectory.query.people import disagrees
-
             outcome, override, settled = effective({**current, "run_id": run_id}, overrides)
             shown = {"outcome": outcome, "overridden": override is not None, "settled": settled}
-            if override is not None and disagrees(current["outcome"], override["to_outcome"]):
-                person = {k: override[k] for k in ("by", "to_outcome", "evidence", "at", "override_id")}
-        return {"history": history, "current": current, "overrides": overrides, "shown": shown,
-                "disagrees_with_person": person}
+        return {"history": history, "current": current, "overrides": overrides, "shown": shown}
 
     def run(self, run_id: str) -> dict[str, Any]:
         from trajectory import events as ev
@@ -556,29 +543,13 @@ class StoreData:
         rows_a = {r["run_id"]: r for r in full if r["pass_id"] == a}
         rows_b = {r["run_id"]: r for r in full if r["pass_id"] == b}
         flips = compare(rows_a, rows_b, a, b).flips
-        # The later pass against what people decided: its verdicts that disagree with the run's
-        # latest human verdict (the pool's overrides only), counted over the pass, marked per flip.
-        from trajectory.query.people import disagrees
-
-        people_sql = ("WITH o AS (SELECT * FROM overrides QUALIFY row_number() OVER "
-                      "(PARTITION BY run_id ORDER BY \"at\" DESC, override_id DESC) = 1) "
-                      "SELECT o.run_id, b.suite, b.task, o.to_outcome, o.by, o.evidence, b.outcome FROM verdict_history b "
-                      "JOIN o USING (run_id) WHERE b.pass_id = $b AND b.outcome IN ('pass', 'fail') "
-                      "AND b.outcome <> o.to_outcome")
-        people = {r["run_id"]: r for r in self.rows(people_sql, {"b": b}) if disagrees(r["outcome"], r["to_outcome"])}
-        mark = lambda run: None if run not in people else {  # noqa: E731
-            k: people[run][k] for k in ("by", "to_outcome", "evidence")}
         return {
-            "disagree_with_people": len(people),
-            "disagreements": [{k: people[r][k] for k in ("run_id", "suite", "task", "outcome", "to_outcome", "by",
-                                                          "evidence")} for r in sorted(people)][:MAX_LISTED],
             "a": a, "b": b, "about_a": about[a], "about_b": about[b], **head, "groups": groups,
             "flips": [{"run_id": f.run_id, "suite": f.suite, "task": f.task, "before": f.before, "after": f.after,
                        "score_before": f.before_score, "score_after": f.after_score,
                        "reason_before": f.before_reason, "reason_after": f.after_reason,
                        "checks": [{"name": c.name, "before": plain(c.before), "after": plain(c.after)}
-                                  for c in f.changes],
-                       "disagrees_with_person": mark(f.run_id)} for f in flips],
+                                  for c in f.changes]} for f in flips],
         }
 
     # -- queries -------------------------------------------------------------------------------
