@@ -68,9 +68,16 @@ def test_the_page_runs_as_written_and_shows_what_it_says(tmp_path) -> None:
     assert "ok: suite weatherq, 2 tasks, 4 cases" in said["traj suite check weatherq"][0]
     assert "5 passed" in said["python -m pytest -q weatherq"][0]  # completeness + 4 cases
     assert "ok: suite mysuite, 1 task, 2 cases" in said["traj suite check mysuite"][0]
+    agreed = said["traj suite check weatherq --store traj-store"][0]
+    assert "ok: suite weatherq" in agreed and "1 run a person re-judged, 0 disagree" in agreed
     # "Put the old rule back ... and both fail, naming wq-001 and wq-004."
     (tmp_path / "weatherq" / "rules.py").write_text(rules[0], encoding="utf-8")
     check = run("traj suite check weatherq", tmp_path, check=False)
     assert check.returncode == 1 and "run wq-001" in check.stdout and "run wq-004" in check.stdout
+    # ... and the check against people exits 1, naming the run the grader re-judged.
+    people = run("traj suite check weatherq --store traj-store", tmp_path, check=False)
+    assert people.returncode == 1
+    assert "wq-004 (weatherq/condition): judge pass, ana said fail: “上海现在没有小雨”" in people.stdout
+    assert "wq-004 (weatherq/condition): judge pass, ana said fail" in run("traj judge --dry-run --all", tmp_path).stdout
     tests = run("python -m pytest -q weatherq", tmp_path, check=False)
     assert tests.returncode == 1 and "wq-001" in tests.stdout and "wq-004" in tests.stdout

@@ -42,11 +42,15 @@ def env() -> dict[str, str]:
     return e
 
 
-def run(line: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+#: Tour lines that exit 1 as the README says they do (the suite disagrees with a person).
+EXITS_1 = ("traj suite check weather --store tour",)
+
+
+def run(line: str, cwd: Path, code: int = 0) -> subprocess.CompletedProcess[str]:
     argv = shlex.split(line)
     argv = (TRAJ + argv[1:]) if argv[0] == "traj" else ([sys.executable] + argv[1:]) if argv[0] == "python" else argv
     result = subprocess.run(argv, cwd=cwd, env=env(), capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0, f"$ {line}\n{result.stdout}\n{result.stderr}"
+    assert result.returncode == code, f"$ {line}\n{result.stdout}\n{result.stderr}"
     return result
 
 
@@ -94,7 +98,7 @@ def test_the_tour_runs(tmp_path, where, request) -> None:
         argv = shlex.split(line)
         if prefix:
             argv = [prefix + a if i and argv[i - 1] == "--store" else a for i, a in enumerate(argv)]
-        outputs.append((line, run(shlex.join(argv), tmp_path).stdout))
+        outputs.append((line, run(shlex.join(argv), tmp_path, 1 if line in EXITS_1 else 0).stdout))
     out = dict(outputs)
     ingests = [o for cmd, o in outputs if cmd.startswith("traj ingest")]
     assert re.search(r": [1-9][0-9]* new", ingests[0]) and ": 0 new" in ingests[1]
@@ -108,6 +112,9 @@ def test_the_tour_runs(tmp_path, where, request) -> None:
     assert re.search(r"^diff p\S+ against each run's previous verdict: \d+ runs judged before, [1-9]\d* flips?",
                      out["traj diff --store tour"], re.M)
     assert "verdict: pass" in out["traj show gui-careful-02 --store tour --at 4"]
+    # The person's pass of a run the judge fails: the pass and the suite check both name it.
+    assert "1 verdict disagrees with a person's:\n  gui-sloppy-16" in out["traj judge --all --suite weather --store tour"]
+    assert "gui-sloppy-16 (weather/IsRainyTomorrow): judge fail, ana said pass" in out[EXITS_1[0]]
 
 
 def test_the_recorder_example_records_a_run_that_judges_pass(tmp_path) -> None:

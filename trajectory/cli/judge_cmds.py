@@ -16,7 +16,7 @@ from trajectory.judging import (
     passes,
     render_diff,
 )
-from trajectory.judging.diff import shown_split
+from trajectory.judging.diff import people_lines, person_json, shown_split
 from trajectory.judging.passes import PassResult, shown_pool
 from trajectory.errors import QueryError
 from trajectory.records import VerdictRow
@@ -39,7 +39,7 @@ def verdict_json(row: VerdictRow) -> dict[str, Any]:
                               "checks")}
 
 
-def judge_json(result: PassResult, flips: Any = None) -> dict[str, Any]:
+def judge_json(result: PassResult, flips: Any = None, people: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     out = {
         "pass_id": result.pass_id if result.rows else None,
         "written": result.written,
@@ -53,6 +53,8 @@ def judge_json(result: PassResult, flips: Any = None) -> dict[str, Any]:
     out["unjudged"] = {"runs": len(result.unresolved), "groups": result.unresolved_groups()}
     if flips is not None:
         out["flips"] = flips.to_json()
+    out["disagree_with_people"] = len(people or [])
+    out["disagreements"] = [person_json(d) for d in people or []]
     return out
 
 
@@ -190,10 +192,16 @@ def judge(
         )
     result, hidden = shown_pool(s, result, split)
     flips = dry_run_diff(s, result) if dry_run else None
+    # The new verdicts against what people decided (the shown pool's only: a holdout run's
+    # verdict is not shown without --split holdout). The person's verdict stays current.
+    from trajectory.query.people import disagreements, human_verdicts
+
+    humans = human_verdicts(s, [r.run_id for r in result.rows])
+    people = disagreements([r.as_dict() for r in result.rows], humans)
     # Nothing it was asked to judge could be judged: exit 1 (it judged something: 0).
     failed = bool(result.unresolved) and not result.rows and not hidden
     if json_:
-        echo_json({**judge_json(result, flips), "holdout_hidden": hidden,
+        echo_json({**judge_json(result, flips, people), "holdout_hidden": hidden,
                    "untrusted": [{"suite": n, "line": line} for n, line in result.untrusted.items()]})
         untrusted_exit(result)
         if failed:
@@ -210,7 +218,10 @@ def judge(
         typer.echo(f"{plural(result.counts['review'], 'verdict')} the judge cannot tell: a person decides "
                    f"({hint('traj review')} lists them with their evidence)")
     if flips is not None:
-        typer.echo(term_safe(render_diff(flips)))
+        typer.echo(term_safe(render_diff(flips, people=False)))
+    if humans:  # some run of the pass was re-judged by a person: say how the judge compares
+        for line in people_lines(people):
+            typer.echo(term_safe(line))  # the person's evidence is the run's text: shown, not obeyed
     untrusted_exit(result)
     if failed:
         raise typer.Exit(1)

@@ -103,36 +103,58 @@ def list_(json_: JsonOpt = False, store: StoreOpt = None) -> None:
 @handle_errors
 def check(
     path: Annotated[Path, typer.Argument(
-        help="A Python suite folder, a folder of task JSON files, or the name of a suite registered in the store.",
-        metavar="PATH")],
+        help="A Python suite folder, a folder of task JSON files, or the name of a bundled suite or of one "
+             "registered in the store.",
+        metavar="PATH|NAME")],
+    split: Annotated[str, typer.Option(
+        "--split", help="With a NAME: the pool whose re-judged runs are checked (holdout: the look is recorded).")
+    ] = "tune",
     json_: JsonOpt = False,
     store: Annotated[str | None, typer.Option(
-        "--store", help="With a suite NAME: the store it is registered in (default: as for every command).",
+        "--store", help="With a suite NAME: the store it is registered in and whose re-judged runs it is "
+                        "checked against (default: as for every command).",
         show_default=False, metavar="PATH")] = None,
 ) -> None:
     """Check a suite: a Python suite's judge matrix (every task's runs that must pass and must
-    fail), or a real-device task set's files. One line per problem; exit 1 on any."""
+    fail), or a real-device task set's files. Given a suite's NAME, also judge every run of the
+    store a person re-judged (nothing is written) and list each one where the judge and the
+    person disagree. One line per problem; exit 1 on any."""
+    from trajectory.query.sql import SPLITS
+
+    if split not in SPLITS:
+        raise TrajError(f"--split must be one of {', '.join(SPLITS)}, got {split!r}")
+    if path.is_dir() and store is None:
+        ok = check_folder(path, json_)
+    elif path.is_dir():
+        ok = check_folder_against_people(path, store, split, json_)
+    else:
+        ok = check_named(str(path), store, split, json_)
+    if not ok:
+        raise typer.Exit(1)
+
+
+def check_folder(path: Path, json_: bool, people: dict | None = None) -> bool:
+    """The judge matrix of a Python suite folder, or a device folder's files; printed, and
+    whether all is right. ``people``: the check against people, carried in ``--json``."""
     from trajectory.judging.matrix import is_python_suite, judge_matrix
 
-    if not path.is_dir():
-        path = registered_folder(str(path), store)
+    extra = {} if people is None else {"people": people}
     if is_python_suite(path):
         matrix = judge_matrix(path)
         if json_:
-            echo_json(matrix.to_json())
+            echo_json({**matrix.to_json(), **extra})
         else:
             for line in matrix.lines():
                 typer.echo(line)
             typer.echo(matrix.summary(), err=not matrix.ok)
-        if not matrix.ok:
-            raise typer.Exit(1)
-        return
+        return matrix.ok
     from suites import device
 
     problems = device.check(path)
     n = 0 if problems else len(device.load(path).task_ids())
     if json_:
-        echo_json({"folder": str(path), "format": "device", "ok": not problems, "tasks": n, "problems": problems})
+        echo_json({"folder": str(path), "format": "device", "ok": not problems, "tasks": n, "problems": problems,
+                   **extra})
     else:
         for p in problems:
             typer.echo(p)
@@ -140,28 +162,72 @@ def check(
             typer.echo(f"{plural(len(problems), 'problem')} in {path}", err=True)
         else:
             typer.echo(f"ok: {plural(n, 'task')} in {path}")
-    if problems:
-        raise typer.Exit(1)
+    return not problems
 
 
-def registered_folder(name: str, store: str | None) -> Path:
-    """The folder of the suite ``name`` registered in the store, once this machine trusts it
-    (a folder a store names is checked only then: checking runs its code)."""
-    from trajectory.errors import JudgeError
+def check_folder_against_people(path: Path, store: str, split: str, json_: bool) -> bool:
+    """``suite check FOLDER --store S``: the folder's matrix, then the folder's suite (as it is
+    now, registered or not) over the store's runs a person re-judged."""
+    from suites.registry import aliases, load_folder
+    from trajectory.judging.against_people import check_against_people
+
+    s = open_store(store)
+    try:
+        suite = load_folder(path)
+    except Exception:  # noqa: BLE001 - the folder's own code failed: the matrix says how, in one line
+        return check_folder(path, json_) and False
+    resolver = SuiteResolver(s, overrides={name: suite for name in aliases(suite)})
+    people = check_against_people(s, resolver, aliases(suite)[0], split)
+    ok = check_folder(path, json_, people.to_json())
+    if not json_:
+        for line in people.lines():
+            typer.echo(term_safe(line))  # the person's evidence is the run's text: shown, not obeyed
+        typer.echo(people.summary(), err=not people.ok)
+    return ok and people.ok
+
+
+def check_named(name: str, store: str | None, split: str, json_: bool) -> bool:
+    """``suite check NAME``: the suite's judge over the store's re-judged runs, then its judge
+    matrix (a registered folder's, a bundled suite's when it ships one)."""
+    from trajectory.judging.against_people import check_against_people, suite_folder, suite_names
 
     try:
         s = open_store(store)
     except TrajError:
-        raise NotFound(f"{name}: no such folder") from None
+        if store is not None:
+            raise
+        s = None  # no store here: a bundled suite's matrix can still be checked
     resolver = SuiteResolver(s)
-    reg = resolver.registered().get(name)
-    if reg is None:
-        raise NotFound(f"{name}: no such folder, nor a suite registered in {s.loc}")
-    if not resolver.trusted(name):
+    if s is None and name not in resolver.builtin():
+        raise NotFound(f"{name}: no such folder, nor a bundled suite")
+    reg = resolver.registered().get(name) if s is not None else None
+    if reg is not None and not resolver.trusted(name):
+        from trajectory.errors import JudgeError
+
         raise JudgeError(f"not checked: {resolver.untrusted[name]}")
-    if reg.get("scorers"):
-        raise JudgeError(f"suite {name!r} is Inspect scorers ({reg['scorers']}): it has no judge matrix to check")
-    return Path(reg["path"])
+    suite_names(resolver, name)  # an unknown name: one line with the near names
+    people = check_against_people(s, resolver, name, split) if s is not None else None
+    folder = suite_folder(resolver, name)
+    has_matrix = folder is not None and (reg is not None or (folder / "cases").is_dir())
+    if json_ and has_matrix:
+        assert folder is not None
+        ok = check_folder(folder, json_, None if people is None else people.to_json())
+    elif json_:
+        echo_json({"suite": name, "folder": None if folder is None else str(folder), "matrix": None,
+                   "ok": people is None or people.ok, "people": None if people is None else people.to_json()})
+        ok = True
+    elif has_matrix:
+        assert folder is not None
+        ok = check_folder(folder, json_)
+    else:
+        typer.echo(f"suite {name} has no judge matrix here (no cases/ folder"
+                   + (f" in {folder}" if folder is not None else "") + "): checked against people only")
+        ok = True
+    if people is not None and not json_:
+        for line in people.lines():
+            typer.echo(term_safe(line))  # the person's evidence is the run's text: shown, not obeyed
+        typer.echo(people.summary(), err=not people.ok)
+    return ok and (people is None or people.ok)
 
 
 def register(app: typer.Typer) -> None:

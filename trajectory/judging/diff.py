@@ -52,6 +52,9 @@ class Diff:
     common_runs: tuple[str, ...] = dataclasses.field(default=(), repr=False)
     first_runs: tuple[str, ...] = dataclasses.field(default=(), repr=False)
     score_runs: tuple[str, ...] = dataclasses.field(default=(), repr=False)
+    #: The later side's verdicts that disagree with a person's verdict on the run (run id ->
+    #: trajectory.query.people.disagreement): flips and unchanged verdicts alike.
+    people: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
 
     def figures(self) -> dict[str, int]:
         """The counts as the viewer's /diff names them (``traj diff --json``: runs_in_both,
@@ -85,11 +88,31 @@ class Diff:
                     "checks": [
                         {"name": c.name, "before": c.before, "after": c.after} for c in f.changes
                     ],
+                    "disagrees_with_person": person_json(self.people.get(f.run_id)),
                 }
                 for f in self.flips
             ],
             "score_changes_without_flip": self.score_changes,
+            "disagree_with_people": len(self.people),
+            "disagreements": [person_json(self.people[r]) for r in sorted(self.people)],
         }
+
+
+def person_json(d: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A disagreement with a person as the JSON outputs carry it (the time as ISO text)."""
+    if d is None:
+        return None
+    return {**d, "at": d["at"].isoformat() if hasattr(d.get("at"), "isoformat") else d.get("at")}
+
+
+def with_people(store: Store, diff: Diff, after: dict[str, dict[str, Any]]) -> Diff:
+    """The diff with its later side's disagreements with people marked (``Diff.people``)."""
+    from trajectory.query.people import disagreements, human_verdicts
+
+    humans = human_verdicts(store, after)
+    if humans:
+        diff.people = {d["run_id"]: d for d in disagreements([after[r] for r in sorted(after)], humans)}
+    return diff
 
 
 def _checks_by_name(row: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -165,7 +188,7 @@ def diff_last_pass(store: Store) -> Diff:
                 [earlier, last],
             )
         before = {r["run_id"]: r for r in table.to_pylist()}
-    return compare(before, after, PREVIOUS, last)
+    return with_people(store, compare(before, after, PREVIOUS, last), after)
 
 
 def diff_passes(store: Store, pass_a: str | None = None, pass_b: str | None = None) -> Diff:
@@ -183,14 +206,14 @@ def diff_passes(store: Store, pass_a: str | None = None, pass_b: str | None = No
         raise NotFound("give two passes, or none for what the last pass changed")
     rows_a = {r["run_id"]: r for r in pass_rows(store, pass_a)}
     rows_b = {r["run_id"]: r for r in pass_rows(store, pass_b)}
-    return compare(rows_a, rows_b, pass_a, pass_b)
+    return with_people(store, compare(rows_a, rows_b, pass_a, pass_b), rows_b)
 
 
 def dry_run_diff(store: Store, result: PassResult) -> Diff:
     """The flips a dry run would make against the current verdicts."""
     current = current_rows(store, [r.run_id for r in result.rows])
     new = {r.run_id: r.as_dict() for r in result.rows}
-    return compare(current, new, "current verdicts", "dry run")
+    return with_people(store, compare(current, new, "current verdicts", "dry run"), new)
 
 
 def shown_split(store: Store, diff: Diff, split: str) -> tuple[Diff, int]:
@@ -217,6 +240,7 @@ def shown_split(store: Store, diff: Diff, split: str) -> tuple[Diff, int]:
         diff, flips=shown_flips, common=len(pool(diff.common_runs)),
         first_judged=len(pool(diff.first_runs)), score_changes=len(pool(diff.score_runs)),
         common_runs=pool(diff.common_runs), first_runs=pool(diff.first_runs), score_runs=pool(diff.score_runs),
+        people={r: d for r, d in diff.people.items() if r in keep},
     )
     return shown, len(diff.flips) - len(shown_flips)
 
@@ -226,7 +250,10 @@ def _show(value: Any) -> str:
     return text if len(text) <= 70 else text[:67] + "..."
 
 
-def render_diff(diff: Diff) -> str:
+def render_diff(diff: Diff, people: bool = True) -> str:
+    """The diff for people. A flip whose new verdict disagrees with a person's is marked under
+    it; ``people``: end with every disagreement of the later side (``traj judge`` lists them
+    itself, after the diff)."""
     if diff.before_label == PREVIOUS:
         head = f"diff {diff.after_label} against {PREVIOUS}: {plural(diff.common, 'run')} judged before"
         new = f" ({diff.first_judged} judged for the first time)"
@@ -263,7 +290,23 @@ def render_diff(diff: Diff) -> str:
                         lines.append(f"        after: {a['reason']}")
                 if not f.changes and (f.before_reason or f.after_reason):
                     lines.append(f"      reason: {f.before_reason!r} → {f.after_reason!r}")
+                d = diff.people.get(f.run_id)
+                if d is not None:
+                    lines.append(f"      ≠ disagrees with a person's: {d['by']} said {d['person']}: “{d['evidence']}”")
     if diff.score_changes:
         lines.append(f"({plural(diff.score_changes, 'run')} changed score without changing outcome)")
+    if people and diff.people:
+        lines += people_lines(list(diff.people.values()), f"of {diff.after_label} ")
     return "\n".join(lines)
+
+
+def people_lines(found: list[dict[str, Any]], of: str = "") -> list[str]:
+    """"N verdicts disagree with a person's:" and one entry per run (run order)."""
+    from trajectory.query.people import disagreement_line
+
+    n = len(found)
+    lines = [f"{plural(n, 'verdict')} {of}{'disagrees' if n == 1 else 'disagree'} with a person's"
+             + (":" if n else "")]
+    lines += [disagreement_line(d) for d in sorted(found, key=lambda d: d["run_id"])]
+    return lines
 

@@ -101,7 +101,9 @@ SELECT o.* FROM _overrides o LEFT JOIN _run_split s USING (run_id)
 # The current verdict of every run, as a person means it: a human override (the latest one
 # for the run) wins over the automatic verdict (the latest pass's), and the row says who
 # decided. ``auto_*`` keep the automatic verdict; ``settled`` says a later automatic verdict
-# agrees with the human (the rule has caught up). A run overridden before it was ever judged
+# agrees with the human (the rule has caught up); ``disagrees_with_person`` says the latest
+# automatic verdict is pass where the person's is fail, or the other way (trajectory/query/people.py
+# holds the same rule for a pass's new verdicts). A run overridden before it was ever judged
 # is there too, its batch and split read from its events.
 CURRENT_SQL = """
 WITH a AS (
@@ -126,7 +128,9 @@ SELECT a.pass_id, coalesce(a.run_id, o.run_id) AS run_id, coalesce(a.suite, o.su
        a.outcome AS auto_outcome, a.score AS auto_score, a.reason AS auto_reason,
        o.override_id, o.by AS override_by, o."at" AS override_at, o.evidence AS override_evidence,
        o.category AS override_category,
-       coalesce(o.run_id IS NOT NULL AND a.judged_at > o."at" AND a.outcome = o.to_outcome, false) AS settled
+       coalesce(o.run_id IS NOT NULL AND a.judged_at > o."at" AND a.outcome = o.to_outcome, false) AS settled,
+       coalesce(o.run_id IS NOT NULL AND a.outcome IN ('pass', 'fail') AND a.outcome <> o.to_outcome, false)
+           AS disagrees_with_person
 FROM a FULL OUTER JOIN o ON a.run_id = o.run_id
 LEFT JOIN lone ON lone.run_id = o.run_id
 """

@@ -263,6 +263,7 @@ def build(
     unjudged: Sequence[str] = (),
     meta: dict[str, Any] | None = None,
     device: bool = True,
+    agreement: Sequence[dict[str, Any]] = (),
 ) -> dict[str, str]:
     """The three report files for one batch: {file name: content}.
 
@@ -270,7 +271,9 @@ def build(
     merged with the run's figures (runs view) and ``answer``, ``images``, ``device``,
     ``first_feedback_ms``, ``turns``. ``meta``: store, generated_at, passes (their rows with
     ``runs_in_report``), judge_versions. ``device``: the batch has runs of a device suite (its
-    sections: categories, first feedback, turns, markers left on devices).
+    sections: categories, first feedback, turns, markers left on devices). ``agreement``: how
+    each judge version agrees with people on the batch's re-judged runs
+    (trajectory.query.people.agreement_by_task).
     """
     meta = dict(meta or {})
     if share:
@@ -278,6 +281,8 @@ def build(
 
         rows, overrides, meta, holdout_views = for_sharing(rows, overrides, meta, holdout_views)
         batch = safe_id(batch, "batch") or "[batch]"
+        agreement = [{**a, "suite": safe_id(a["suite"], "suite"), "task": safe_id(a["task"], "task"),
+                      "judge_version": safe_id(a["judge_version"], "version")} for a in agreement]
     rows = sorted(rows, key=lambda r: (r.get("task") or "", r["run_id"]))
     shown = {r["run_id"]: effective(r, overrides) for r in rows}
     counts: Counter[str] = Counter(v[0] for v in shown.values())
@@ -367,6 +372,10 @@ def build(
         )
     lines.append("")
 
+    from trajectory.reports.agreement import agreement_lines
+
+    lines += agreement_lines(agreement)
+
     if device:
         lines += ["## Markers left on devices (clean up by hand)", ""]
         markers = []
@@ -398,7 +407,7 @@ def build(
         scores.append(json.dumps(entry, ensure_ascii=False, default=str))
         metrics.append({"task": r.get("task"), "run_id": r["run_id"], **run_metrics(r, prices)})
     doc = {"batch": batch, "split": split, **{k: meta.get(k) for k in ("store", "generated_at", "passes", "judge_versions")},
-           "totals": totals(rows, shown, prices), "runs": metrics}
+           "totals": totals(rows, shown, prices), "agreement": list(agreement), "runs": metrics}
     return {
         "summary.md": summary,
         "scores.jsonl": "\n".join(scores) + ("\n" if scores else ""),
@@ -525,11 +534,14 @@ def write_report(
     if split == "holdout":
         record_holdout_view(store, "report", {"batch": batch})
     meta, device = report_meta(store, rows)
+    from trajectory.query.people import agreement_by_task
+
     files = build(
         batch, rows,
         overrides=overrides_of(store, {r["run_id"] for r in rows}),
         holdout_views=holdout_views(store),
         split=split, prices=prices, share=share, unjudged=unjudged, meta=meta, device=device,
+        agreement=agreement_by_task(store, split, [r["run_id"] for r in rows]),
     )
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)

@@ -9,6 +9,7 @@ from typing import Any
 
 from trajectory.query.names import near_line
 from trajectory.query.rates import pass_rate
+from trajectory.view import people
 from trajectory.view.changes import evidence, state_changes
 from trajectory.view.data import RUN_OUTCOMES, Busy, SORTS, VERDICT_OUTCOMES, NotFound, QueryError, StoreData, TrajError
 
@@ -65,6 +66,8 @@ def overview(data: StoreData) -> dict[str, Any]:
         "runs": sum(s["runs"] for s in o["suites"]), "events": o["counts"]["events"],
         "passes": o["counts"]["passes"], "overrides": o["counts"]["overrides"], "holdout_views": o["holdout_views"],
         "suites": list(by_suite.values()), "tasks": o["tasks"], "batches": o["batches"],
+        # How the judge agrees with people, per suite, task and judge version (the pool's runs).
+        "agreement": people.agreement(data.rows, o["counts"]["overrides"]),
         "pass_series": [{**p, "pass_rate": None if pass_rate(p) is None else round(pass_rate(p), 4)}
                         for p in o["pass_series"]],
     }
@@ -155,6 +158,8 @@ def run(data: StoreData, run_id: str, params: Mapping[str, str]) -> dict[str, An
         "run_id": run_id, "split": head["split"], "last_seq": last, "event_count": head["events"],
         "start": head["start"], "finish": head["finish"],
         "verdict": current, "shown": head["shown"], "overrides": head["overrides"],
+        # The latest automatic verdict against the person's latest (the one `shown` applies).
+        "disagrees_with_person": people.run_mark(current, head["overrides"][-1] if head["overrides"] else None),
         "history": [{k: v for k, v in h.items() if k not in ("checks", "details")} for h in head["history"]],
         "timeline": {"events": events, "page": tpage, "pages": pages, "per_page": TIMELINE_PAGE},
         "time_travel": state_at(data, run_id, at, last, {e["seq"]: e for e in events}),
@@ -194,6 +199,10 @@ def diff(data: StoreData, params: Mapping[str, str]) -> dict[str, Any]:
         for c in f["checks"]:
             side = c["after"] or c["before"] or {}
             c["evidence"] = evidence(events[f["run_id"]], {"name": c["name"], "actual": side.get("actual")})
+    marks = people.pass_marks(data.rows, d["b"])  # b's verdicts that disagree with a person's
+    for f in d["flips"]:
+        f["disagrees_with_person"] = marks.get(f["run_id"])
+    d["disagree_with_people"], d["disagreements"] = len(marks), list(marks.values())[:people.MAX_LISTED]
     kinds: dict[str, int] = {}
     for g in d["groups"]:
         kinds[f"{g['before']}→{g['after']}"] = kinds.get(f"{g['before']}→{g['after']}", 0) + g["n"]
