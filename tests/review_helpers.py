@@ -7,12 +7,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
-from typer.testing import CliRunner
 
-from helpers import example_run, jsonl
-from trajectory.cli.main import app
+from helpers import example_run, jsonl, traj  # noqa: F401 - traj: the tests that use these helpers take it from here
 
 #: 北京 is 20 in the world; the answer gives 20 and restates it as 25 in brackets.
 TORN = "北京现在20度（25度）"
@@ -22,12 +19,6 @@ def review_store_events() -> bytes:
     """Three runs of batch b1: one the judge cannot tell, one pass, one fail."""
     return jsonl(example_run("rv-torn", TORN) + example_run("rv-pass", "北京现在20度")
                  + example_run("rv-fail", "北京现在22度"))
-
-
-def traj(*args: Any) -> Any:
-    r = CliRunner().invoke(app, [str(a) for a in args])
-    assert r.exception is None or isinstance(r.exception, SystemExit), (args, r.output, r.exception)
-    return r
 
 
 def check_review_shown(store: str, out: Path) -> None:

@@ -8,21 +8,19 @@ from __future__ import annotations
 import json
 
 import pytest
+import helpers
 from helpers import example_run, jsonl
-from typer.testing import CliRunner
 
-from trajectory.cli.main import app
 from trajectory.query.sql import holdout_views
 from trajectory.store.delta import Store
 
-runner = CliRunner()
 RUN = "gui-sloppy-16"  # the demo's IsRainyTomorrow run that answers 不会下雨: the judge fails it
 SCREEN = "上海 18° 小雨"  # quoted from its screen by the person who says it passes
 ANSWER = "上海明天不会下雨"
 
 
 def traj(*args: str, code: int | None = 0):
-    r = runner.invoke(app, list(args))
+    r = helpers.traj(*args)
     if code is not None:
         assert r.exit_code == code, r.output
     return r

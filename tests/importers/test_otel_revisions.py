@@ -11,10 +11,9 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
+from helpers import traj
 from otel_sdk import OTLPJsonFile, provider, weather_agent
-from trajectory.cli.main import app
 from trajectory.importers import import_otel
 from trajectory.judging import select_runs
 from trajectory.query.sql import Views
@@ -35,10 +34,6 @@ def says_degrees():
 def scorers():
     return [says_degrees()]
 '''
-
-
-def traj(*args: object):
-    return CliRunner().invoke(app, [str(a) for a in args])
 
 
 def roots_first(tmp: Path) -> tuple[Path, Path, Path, list[str]]:

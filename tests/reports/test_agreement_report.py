@@ -5,17 +5,15 @@ from __future__ import annotations
 
 import json
 
+import helpers
 from helpers import example_run, jsonl
-from typer.testing import CliRunner
 
-from trajectory.cli.main import app
 
-runner = CliRunner()
 EVIDENCE = "北京 20° 多云"
 
 
 def traj(*args: str) -> str:
-    r = runner.invoke(app, list(args))
+    r = helpers.traj(*args)
     assert r.exit_code == 0, r.output
     return r.stdout
 

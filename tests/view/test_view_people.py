@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from starlette.testclient import TestClient
 from typer.testing import CliRunner
-from view_helpers import FLIP_RUN, OVERRIDDEN_RUN, OVERRIDE_EVIDENCE, copy_store, demo_store
+from view_helpers import FLIP_RUN, OVERRIDDEN_RUN, OVERRIDE_EVIDENCE, copy_store
 
 from trajectory.cli.main import app
 from trajectory.view.app import create_app
@@ -17,8 +17,8 @@ FLIP_EVIDENCE = "14:30 开会"
 
 
 @pytest.fixture(scope="module")
-def store(tmp_path_factory):
-    path = copy_store(demo_store(tmp_path_factory), tmp_path_factory.mktemp("people") / "store")
+def store(demo_store, tmp_path_factory):
+    path = copy_store(demo_store, tmp_path_factory.mktemp("people") / "store")
     r = CliRunner().invoke(app, ["override", FLIP_RUN, "--to", "fail", "--evidence", FLIP_EVIDENCE,
                                  "--by", "grader", "--store", str(path)])
     assert r.exit_code == 0, r.output
