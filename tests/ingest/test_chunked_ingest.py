@@ -16,7 +16,8 @@ from strategies import runs
 from trajectory import events as ev
 from trajectory.demo import record_all
 from trajectory.reports.export import export_events
-from trajectory.ingest.plain import DEFAULT_LIMITS, Limits, ingest_events, parse
+from ingest_oracle import ingest_events
+from trajectory.ingest.plain import DEFAULT_LIMITS, Limits, parse
 from trajectory.ingest.files import Workers, ingest_bytes, ingest_files
 from trajectory.judging import SuiteResolver
 from trajectory.store.delta import Store

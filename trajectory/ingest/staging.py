@@ -414,12 +414,22 @@ def _marked(stored: bytes, offsets: np.ndarray) -> list[int]:
 
 
 def _run_starts(events: list[ev.Event], table: pa.Table) -> pa.Table:
-    """run_id and the run columns (split as the event says, or null) of every run_started in
-    the chunk."""
+    """line, run_id and the run columns (split as the event says, or null) of every run_started
+    in the chunk."""
     from trajectory.ingest.plain import run_info
 
     which = np.flatnonzero(np.asarray(pc.equal(table.column("kind"), "run_started").to_numpy(zero_copy_only=False)))
-    rows = [run_info(_declared(events[i]), None) | {"run_id": events[i].run_id} for i in which.tolist()]
-    if not rows:
-        return pa.table({"run_id": pa.array([], pa.string())})
-    return pa.Table.from_pylist(rows)
+    lines = table.column("line").to_pylist()
+    rows = [{"line": lines[i], "run_id": events[i].run_id} | run_info(_declared(events[i]), None) for i in which.tolist()]
+    return pa.Table.from_pylist(rows, schema=_STARTS)
+
+
+def _starts_schema() -> pa.Schema:
+    from trajectory.ingest.plain import run_fields
+    from trajectory.store.tables import EVENTS_SCHEMA
+
+    return pa.schema([pa.field("line", pa.int64()), pa.field("run_id", pa.string())]
+                     + [EVENTS_SCHEMA.field(f) for f in run_fields()])
+
+
+_STARTS = _starts_schema()
