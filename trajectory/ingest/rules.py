@@ -180,6 +180,9 @@ def decide(store: Store, batch: Batch, limits: Limits, split_of: Callable[[str, 
     if walked.any():
         new[walked] = False
         walk = _Walk(store, meta, batch, stored, stored_info, version, limits, split_of)
+        # The objects the walk needs for sure, decoded at once: its starts and state changes.
+        worlds = walked & (is_start | pc.equal(kinds, "state_changed").to_numpy(zero_copy_only=False))
+        walk.cache = batch.events(np.flatnonzero(worlds).tolist())
         for i in np.flatnonzero(walked).tolist():
             walk.one(i)
         new[walk.accepted] = True
@@ -261,12 +264,15 @@ class _Walk:
         self.accepted: list[int] = []
         self.problems: list[Problem] = []
         self.present = 0
+        self.cache: dict[int, ev.Event] = {}
 
     def refuse(self, i: int, path: str, message: str, conflict: bool = False) -> None:
         self.problems.append(Problem(i, self.lines[i], path, message, self.runs[i], self.seqs[i], conflict))
 
     def event(self, i: int) -> ev.Event:
-        return self.batch.events([i])[i]
+        if i not in self.cache:
+            self.cache.update(self.batch.events([i]))
+        return self.cache[i]
 
     def one(self, i: int) -> None:
         run, seq, kind = self.runs[i], self.seqs[i], self.kinds[i]
