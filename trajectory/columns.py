@@ -6,7 +6,7 @@ of the event types (:func:`trajectory.events.doc`) it derives
 - the typed columns of the events table (name, type, which kinds fill them, from which JSON
   path), the run columns copied from ``run_started`` onto every event, and the figures summed
   per run — the Arrow schema (``trajectory/store/delta.py``), the columns ingest builds
-  (``trajectory/ingest/plain.py``), the batch replay's aggregates (``replay/batch.py``) and the
+  (``trajectory/ingest/rows.py``), the batch replay's aggregates (``replay/batch.py``) and the
   ``runs`` view (``trajectory/query/sql.py``) are made from these;
 - the one-line summary of an event that ``traj show`` prints.
 

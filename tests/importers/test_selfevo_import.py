@@ -180,7 +180,8 @@ def _import_as_before(sdir: str, obj: dict, batch: str) -> None:
     import msgspec
 
     from suites.selfevo.trajectories import parse_trajectory, to_events
-    from trajectory.ingest.plain import ingest_events, parsed_from_events
+    from trajectory.ingest.batchplan import ingest_events
+    from trajectory.ingest.plain import parsed_from_events
 
     events = to_events(parse_trajectory(obj, "t"), batch, dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc))
     assert events[-1].metrics == {"created_tools": []}  # what this import stores now
@@ -223,7 +224,8 @@ def ingest_trajectories(store: Store, objs: list[dict], *, open_second: bool = F
     import datetime as dt
 
     from suites.selfevo.trajectories import parse_trajectory, to_events
-    from trajectory.ingest.plain import ingest_events, parsed_from_events
+    from trajectory.ingest.batchplan import ingest_events
+    from trajectory.ingest.plain import parsed_from_events
 
     events, ids = [], {}
     for obj in objs:

@@ -1,5 +1,6 @@
-"""Ingest's staged path (chunks, workers, one commit per file) stores exactly what the plain
-path stores, reports the same counts, and refuses the same input with the same words."""
+"""The ingest pipeline (chunks, workers, one commit per file) stores exactly what the per-event
+oracle (tests/ingest_oracle.py) stores, reports the same counts, and refuses the same input with
+the same words."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ from helpers import example_run, jsonl, line
 from strategies import runs
 from trajectory import events as ev
 from trajectory.reports.export import export_events
-from trajectory.ingest.plain import DEFAULT_LIMITS, Limits, ingest_events, parse
+from ingest_oracle import ingest_events
+from trajectory.ingest.plain import DEFAULT_LIMITS, Limits, parse
 from trajectory.ingest.files import Workers, ingest_bytes, ingest_files
 from trajectory.judging import SuiteResolver
 from trajectory.store.delta import Store
@@ -32,7 +34,7 @@ def stored(store: Store) -> pa.Table:
 
 
 def plain(store: Store, data: bytes, source: str = "x.jsonl", limits: Limits = DEFAULT_LIMITS):
-    """The plain path: every line parsed, the batch planned event by event."""
+    """The per-event oracle: every line parsed, the batch planned event by event."""
     split_of = SuiteResolver(store).split_of
     return ingest_events(store, parse(data, source, limits), source, limits, split_of)
 
@@ -71,15 +73,15 @@ def test_every_sample_run_is_stored_alike_in_any_chunks(samples: bytes, tmp_path
     assert stored(one).equals(stored(two))
 
 
-def test_valid_files_do_not_go_the_plain_way(samples: bytes, tmp_path, monkeypatch) -> None:
-    """The staged path really decides a valid file (and a re-ingest of it) by itself, state
+def test_valid_files_are_not_parsed_into_an_object_per_event(samples: bytes, tmp_path, monkeypatch) -> None:
+    """The pipeline decides a valid file (and a re-ingest of it) without plain.parse, state
     patches included (each checked against the state it follows)."""
     import trajectory.ingest.plain as ingest
 
     assert b'"kind":"state_changed"' in samples and b'"patch"' in samples
 
     def no(*args, **kwargs):
-        raise AssertionError("the plain path was taken")
+        raise AssertionError("plain.parse was called")
 
     monkeypatch.setattr(ingest, "parse", no)
     store = Store(tmp_path / "s")

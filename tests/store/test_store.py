@@ -100,8 +100,8 @@ def test_a_lost_race_is_decided_again_only_when_new_files_may_hold_its_keys() ->
 def test_a_writer_that_lost_a_race_on_s3_decides_again_when_the_winner_may_hold_its_runs(
     s3_store_uri, theirs, decisions, mine_written
 ) -> None:
-    from trajectory.ingest.plain import parse, plan_batch
-    from trajectory.ingest.plain import rows as event_rows
+    from trajectory.ingest.batchplan import decide_rows, parsed_batch
+    from trajectory.ingest.plain import DEFAULT_LIMITS, parse
 
     store = Store(s3_store_uri)
     ingest_bytes(store, jsonl(example_run("r1")), "first")
@@ -112,8 +112,7 @@ def test_a_writer_that_lost_a_race_on_s3_decides_again_when_the_winner_may_hold_
         versions.append(version)
         if len(versions) == 1:  # another writer commits between this read and this commit
             ingest_bytes(Store(s3_store_uri), jsonl([x for r in theirs for x in example_run(r)]), "theirs")
-        new, _ = plan_batch(store, mine, "mine", version=version)
-        return event_rows(new, "c-mine") if new else None
+        return decide_rows(store, parsed_batch(mine), mine, "mine", DEFAULT_LIMITS, None, version)
 
     version = store.append_decided("events", decide, "mine", keys=("run_id", {"r4"}))
     assert len(versions) == decisions

@@ -22,7 +22,8 @@ from suites.gui import mobilegym as mg
 from trajectory import events as ev
 from trajectory.errors import LimitError, SchemaError
 from trajectory.importers import bounded
-from trajectory.ingest.plain import IngestReport, ingest_events, parse
+from trajectory.ingest.batchplan import ingest_events
+from trajectory.ingest.plain import IngestReport, parse
 from trajectory.judging import PassResult, SuiteResolver, new_pass_id, passes, verdict_row, write_pass
 from trajectory.store.delta import Store, now_utc
 

@@ -31,7 +31,8 @@ from suites.selfevo.trajectories import Trajectory, imported_otherwise_before, p
 from trajectory.errors import ConflictError, LimitError, SchemaError
 from trajectory.importers import bounded
 from trajectory.events import Event, RunFinished
-from trajectory.ingest.plain import IngestReport, ingest_events, parsed_from_events, stored_event
+from trajectory.ingest.batchplan import ingest_events
+from trajectory.ingest.plain import IngestReport, parsed_from_events, stored_event
 from trajectory.store.delta import Store
 
 from trajectory.cli.common import JsonOpt, StoreOpt, command, echo_json, handle_errors, open_store, progress, show_progress

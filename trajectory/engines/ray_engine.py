@@ -285,13 +285,14 @@ def ingest_files_ray(
     in_flight: int | None = None,
     trust_judgements: bool = False,
 ) -> Iterator[tuple[str, Any]]:
-    """:func:`trajectory.ingest.plain.ingest_files` with each file validated on the cluster.
+    """:func:`trajectory.ingest.files.ingest_files` with each file's lines validated on the cluster
+    (the line rules) and its batch decided and committed here (the batch rules, the one pipeline).
 
     Files are read here (the workers need not see this machine's disk) and sent a few at a
     time; batches are committed here, in the order given, as they come back validated
     (``trust_judgements`` as there, also here).
     """
-    from trajectory.ingest.plain import ingest_events
+    from trajectory.ingest.batchplan import ingest_events
 
     ray = import_ray()
     remote = ray.remote(max_retries=0)(_validate)

@@ -32,7 +32,8 @@ from replay.state import RunState
 
 from trajectory.runtime import interrupts
 from trajectory.errors import SchemaError, TrajError
-from trajectory.ingest.plain import Parsed, ingest_events, parse
+from trajectory.ingest.batchplan import ingest_events
+from trajectory.ingest.plain import Parsed, parse
 from trajectory.judging import JUDGEMENT_SUITE, PassResult, SuiteResolver, new_pass_id, recorded_judgements, verdict_row, write_pass
 from trajectory.query.sql import Views
 from trajectory.records import VerdictRow

@@ -1,14 +1,15 @@
-"""Ingest's fast path for a whole file: stage its chunks, check the batch at once, commit once.
+"""Ingest's one pipeline: a batch staged, its rules checked once, committed once or not at all.
 
-The plain path (ingest.parse, ingest.plan_batch) decides event by event. This one stages the
-file's chunks in parallel (staging.py), then checks the batch's rules over columns: an event
-identical to a stored one is a no-op, one with the same run and seq but other content a
-conflict; each run's new events continue its stored ones with the next seq, start with
-run_started at seq 0, end at most once with run_finished, stay within the events-per-run
-limit. Everything it accepts, the plain path accepts with the same rows; whenever anything is
-refused (or is unusual: a line repeated within the file), it steps aside and the plain path
-decides, so that every refusal is worded by one piece of code. Either way a file is one batch:
-the staged chunks are appended in one commit, or nothing is.
+A file is staged in chunks, in parallel (staging.py: each line decoded and checked by the line
+rules, its stored form, hash and typed columns built, written to a staged Arrow file); the
+batch's rules are then checked over the columns the chunks gave back (rules.py), and the
+staged rows are appended in one commit, or nothing is. Events already built (the recorder, the
+importers, a Ray worker's lines) enter at :func:`ingest_events` and meet the same rules and
+the same commit. A refusal is the list of located problems the rules returned, worded there.
+
+On a local store the writer lock makes deciding and committing one step; on object storage
+the commit is conditional and the batch is decided again if another writer may have written
+its runs meanwhile (Store.append_decided).
 """
 
 from __future__ import annotations
@@ -29,7 +30,9 @@ import pyarrow.compute as pc
 from trajectory import events as ev
 from trajectory.runtime import interrupts, pools
 from trajectory.errors import LimitError, SchemaError
-from trajectory.ingest.rows import finish
+from trajectory.ingest import rules
+from trajectory.ingest.plain import MAX_REPORTED, IngestReport, Limits, Parsed, SplitResolver, _one_line, _refusal
+from trajectory.ingest.rows import finish, rows, sort_for_layout
 from trajectory.ingest.staging import Chunk, Staged, stage
 from trajectory.store.delta import Store
 from trajectory.store.tables import EVENTS_SCHEMA
@@ -39,10 +42,6 @@ from trajectory.text import plural
 #: A batch smaller than this is staged in this process: a worker spends about a second
 #: importing what staging needs, as long as staging 8 MiB takes here.
 PARALLEL_FROM = 8 << 20
-
-
-class PlainPath(Exception):
-    """The batch needs the plain path's judgement (a refusal to word, or an unusual case)."""
 
 
 class Workers:
@@ -114,22 +113,14 @@ def ingest_chunks(
     store: Store,
     chunks: list[Chunk],
     source: str,
-    limits: Any,
-    split_of: Callable[[str, str], str | None] | None,
+    limits: Limits,
+    split_of: SplitResolver | None,
     workers: Workers,
-    report: Any,
+    report: IngestReport,
     progress: Callable[[int, int], None] | None = None,
-) -> Any:
+) -> IngestReport:
     """Stage, check and commit one file's chunks; the filled-in ``report``. Raises the
-    refusal of the first problems of the file's lines, or PlainPath.
-
-    The plain path decides what this one does not: a store without a writer lock (object
-    storage: its commits are conditional, see Store.append_decided), and batches with state
-    patches (each is checked against the state it follows, trajectory/ingest/patchcheck.py)."""
-    from trajectory.ingest.plain import MAX_REPORTED, _one_line, _refusal
-
-    if not store.backend.serialised:
-        raise PlainPath("a store without a writer lock")
+    refusal: the first problems of the file's lines, or of its batch rules."""
     with _staging_folder() as folder:
         staged = []
         lines = 0
@@ -159,43 +150,168 @@ def ingest_chunks(
             ][:MAX_REPORTED]
             over = sum(s.over_limit for s in staged)
             raise _refusal(LimitError if over == n_problems else SchemaError, problems, n_problems)
-        metas = [s.meta for s in staged if s.meta is not None and s.meta.num_rows]
-        if not metas:
+        if not any(s.meta is not None and s.meta.num_rows for s in staged):
             return report
-        meta = pa.concat_tables(
-            m.set_column(0, "line", pc.add(m.column("line"), pa.scalar(offset + 1, pa.int64())))
-            for m, offset in zip((s.meta for s in staged), offsets)
-            if m is not None and m.num_rows
-        )
-        starts = pa.concat_tables([s.starts for s in staged if s.starts is not None and s.starts.num_rows]
-                                  or [pa.table({"run_id": pa.array([], pa.string())})], promote_options="default")
-        patched = pc.any(pc.equal(meta.column("kind"), "state_changed")).as_py()
+        batch, order = _staged_batch(staged, offsets)
+        meta = batch.meta
         report.events = meta.num_rows
         report.runs = len(pc.unique(meta.column("run_id")))
-        # Staged rows are in the table's layout; the rules read the events in line order.
-        order = pc.sort_indices(meta, sort_keys=[("line", "ascending")]).to_numpy()
+        sizes = [s.meta.num_rows if s.meta is not None else 0 for s in staged]
+
+        def decided(version: int | None) -> rules.Decision:
+            decision = rules.decide(store, batch, limits, split_of, version)
+            if decision.problems:
+                raise rules.refusal(decision.problems, source)
+            n_new = int(decision.new.sum())
+            report.new, report.present = n_new, meta.num_rows - n_new
+            report.new_runs = int((decision.new & (meta.column("seq").to_numpy() == 0)).sum())
+            report.commit_id = uuid.uuid4().hex if n_new else None
+            return decision
+
+        def staged_rows(decision: rules.Decision, keep: bool) -> Iterator[pa.RecordBatch]:
+            in_staged = np.empty(meta.num_rows, dtype=bool)  # staged rows are in the table's layout
+            in_staged[order] = decision.new
+            assert report.commit_id is not None
+            return _rows(staged, _split(in_staged, sizes), decision.infos, report.commit_id, keep=keep)
+
         if not store.exists:
             # Into a new store the batch is checked before the lock creates its folder: a
-            # refused first batch leaves none (the plan is made again under the lock).
-            plan(store, meta.take(order), starts, limits, split_of)
-        with store.lock():
-            in_order, infos = plan(store, meta.take(order), starts, limits, split_of)
-            new = np.empty(meta.num_rows, dtype=bool)
-            new[order] = np.asarray(in_order.to_numpy(), dtype=bool)
-            if patched:
-                _check_patches(store, staged, offsets, meta.column("line").filter(pa.array(new)))
-            n_new = int(new.sum())
-            report.new = n_new
-            report.present = meta.num_rows - n_new
-            report.new_runs = int((new & (meta.column("seq").to_numpy() == 0)).sum())
-            if n_new:
-                report.commit_id = uuid.uuid4().hex
-                masks = _split(new, [s.meta.num_rows if s.meta is not None else 0 for s in staged])
-                batches = _rows(staged, masks, infos, report.commit_id)
-                with interrupts.deferred():  # the commit and its note: one step for Ctrl-C
-                    report.version = store.append("events", batches)
-                    interrupts.note(f"{source} ({plural(n_new, 'new event')})")
+            # refused first batch leaves none (it is decided again under the lock).
+            decided(-1)
+        if store.backend.serialised:
+            with store.lock():
+                decision = decided(None)
+                if report.new:
+                    with interrupts.deferred():  # the commit and its note: one step for Ctrl-C
+                        # One chunk's rows in memory at a time.
+                        report.version = store.append("events", staged_rows(decision, keep=False))
+                        interrupts.note(f"{source} ({plural(report.new, 'new event')})")
+            return report
+
+        def decide(version: int) -> pa.Table | None:  # the batch against the events as of version
+            decision = decided(version)
+            if not report.new:
+                return None
+            return pa.Table.from_batches(list(staged_rows(decision, keep=True)), schema=EVENTS_SCHEMA)
+
+        report.version = store.append_decided(
+            "events", decide, source, keys=("run_id", set(pc.unique(meta.column("run_id")).to_pylist())),
+            note=lambda: f"{source} ({plural(report.new, 'new event')})",
+        )
     return report
+
+
+def ingest_events(
+    store: Store,
+    parsed: list[Parsed],
+    source: str,
+    limits: Limits | None = None,
+    split_of: SplitResolver | None = None,
+) -> IngestReport:
+    """Validated events (plain.parse's, in batch order) checked by the batch rules and appended
+    in one commit; all of them or nothing. Durable when this returns."""
+    from trajectory.ingest.plain import DEFAULT_LIMITS
+
+    limits = limits or DEFAULT_LIMITS
+    report = IngestReport(source, runs=len({p.event.run_id for p in parsed}), events=len(parsed))
+    if not parsed:
+        return report
+    if split_of is None:  # the pool is resolved once, here, whoever ingests (recorder, importers)
+        from trajectory.catalog.pools import Pools
+
+        split_of = Pools(store).split_of
+    batch = parsed_batch(parsed)
+    if not store.exists:
+        # Into a new store the batch is checked before the lock creates its folder: a refused
+        # first batch leaves none (it is decided again under the lock).
+        decide_rows(store, batch, parsed, source, limits, split_of, -1, report)
+
+    def decide(version: int) -> pa.Table | None:  # the batch against the events as of version
+        return decide_rows(store, batch, parsed, source, limits, split_of, version, report)
+
+    report.version = store.append_decided(
+        "events", decide, source, keys=("run_id", {p.event.run_id for p in parsed}),
+        note=lambda: f"{source} ({plural(report.new, 'new event')})",
+    )
+    return report
+
+
+def parsed_batch(parsed: Sequence[Parsed]) -> rules.Batch:
+    """The rules' view of a list of parsed events."""
+    meta = pa.table({
+        "line": pa.array([p.line for p in parsed], pa.int64()),
+        "run_id": pa.array([p.event.run_id for p in parsed], pa.string()),
+        "seq": pa.array([p.event.seq for p in parsed], pa.int64()),
+        "kind": pa.array([type(p.event).__struct_config__.tag for p in parsed], pa.string()),
+        "hash": pa.array([p.hash for p in parsed], pa.string()),
+    })
+    at = [i for i, p in enumerate(parsed) if isinstance(p.event, ev.RunStarted)]
+    starts = rules.starts_table(at, [parsed[i].event for i in at])  # type: ignore[misc]
+    return rules.Batch(meta, starts, lambda which: {i: parsed[i].event for i in which})
+
+
+def decide_rows(store: Store, batch: rules.Batch, parsed: Sequence[Parsed], source: str, limits: Limits,
+                split_of: SplitResolver | None, version: int | None, report: IngestReport | None = None) -> pa.Table | None:
+    """The rows to append for ``parsed`` as of ``version`` (None: nothing new), or the refusal."""
+    decision = rules.decide(store, batch, limits, split_of, version)
+    if decision.problems:
+        raise rules.refusal(decision.problems, source)
+    which = np.flatnonzero(decision.new).tolist()
+    if report is not None:
+        report.present = len(parsed) - len(which)
+        report.new = len(which)
+        report.new_runs = sum(1 for i in which if parsed[i].event.seq == 0)
+        report.commit_id = uuid.uuid4().hex if which else None
+    if not which:
+        return None
+    infos = {row.pop("run_id"): row for row in decision.infos.to_pylist()}
+    new = [(parsed[i], infos[parsed[i].event.run_id]) for i in which]
+    return sort_for_layout(rows(new, report.commit_id if report is not None else uuid.uuid4().hex))
+
+
+def _staged_batch(staged: list[Staged], offsets: list[int]) -> tuple[rules.Batch, np.ndarray]:
+    """The rules' view of a staged file (rows in line order), and each row's place among the
+    staged rows (which are in the table's layout, chunk after chunk)."""
+    shift = [(s, pa.scalar(offset + 1, pa.int64())) for s, offset in zip(staged, offsets)]
+    flat = pa.concat_tables(
+        s.meta.set_column(0, "line", pc.add(s.meta.column("line"), o)) for s, o in shift if s.meta is not None and s.meta.num_rows)
+    order = pc.sort_indices(flat, sort_keys=[("line", "ascending")]).to_numpy()
+    meta = flat.take(order).combine_chunks()
+    line_of = meta.column("line").to_numpy()
+    starts = pa.concat_tables([s.starts.set_column(0, "line", pc.add(s.starts.column("line"), o))
+                               for s, o in shift if s.starts is not None and s.starts.num_rows]
+                              or [rules._starts_schema().empty_table().rename_columns(
+                                  ["line", *rules._starts_schema().names[1:]])])
+    rows_of = np.searchsorted(line_of, starts.column("line").to_numpy())
+    starts = starts.set_column(0, "row", pa.array(rows_of, pa.int64()))
+
+    def events(which: Sequence[int]) -> dict[int, ev.Event]:
+        """The events of these rows, decoded from their staged data (only rows a rule needs)."""
+        if not len(which):
+            return {}
+        wanted = pa.array(line_of[np.asarray(which, dtype=np.int64)], pa.int64())
+        found: dict[int, bytes] = {}
+        for s, o in shift:
+            for table in (s.worlds,):
+                if table is None or not table.num_rows:
+                    continue
+                lines = pc.add(table.column("line"), o)
+                hit = pc.is_in(lines, value_set=wanted)
+                for line, data in zip(lines.filter(hit).to_pylist(), table.column("data").filter(hit).to_pylist()):
+                    found[line] = data
+        if len(found) < len(wanted) and any(s.path for s, _ in shift):
+            for s, o in shift:
+                if s.path is None or not os.path.exists(s.path):
+                    continue
+                with pa.OSFile(s.path, "rb") as f:
+                    table = pa.ipc.open_file(f).read_all().select(["line", "data"])
+                lines = pc.add(table.column("line"), o)
+                hit = pc.is_in(lines, value_set=wanted)
+                for line, data in zip(lines.filter(hit).to_pylist(), table.column("data").filter(hit).to_pylist()):
+                    found[line] = data
+        return {i: ev.decode(found[int(line_of[i])]) for i in which}
+
+    return rules.Batch(meta, starts, events), order
 
 
 @contextmanager
@@ -210,35 +326,13 @@ def _staging_folder() -> Iterator[str]:
             shutil.rmtree(folder, ignore_errors=True)
 
 
-def _check_patches(store: Store, staged: list[Staged], offsets: list[int], new_lines: pa.ChunkedArray) -> None:
-    """PlainPath when a new state patch cannot apply to the state it follows (the plain path
-    words the refusal). ``offsets``: each chunk's first line in the batch, less one.
-
-    The batch's run starts and state changes are read in line order and the new ones checked
-    as the plain path checks them; a run not started in the batch has its state read from the
-    store (a run with nothing stored reads as no state, as it does there)."""
-    from trajectory.ingest.patchcheck import WorldCheck
-
-    worlds = pa.concat_tables(
-        w.set_column(0, "line", pc.add(w.column("line"), pa.scalar(offset + 1, pa.int64())))
-        for w, offset in zip((s.worlds for s in staged), offsets)
-        if w is not None and w.num_rows
-    )
-    order = pc.sort_indices(worlds, sort_keys=[("line", "ascending")])
-    worlds = worlds.take(order)
-    fresh = pc.is_in(worlds.column("line"), value_set=new_lines).to_pylist()
-    check = WorldCheck(store, set(worlds.column("run_id").to_pylist()))
-    for data, is_new in zip(worlds.column("data").to_pylist(), fresh):
-        if is_new and check.check(ev.decode(data)) is not None:
-            raise PlainPath("a state patch that cannot apply")
-
-
 def _split(flat: np.ndarray, sizes: list[int]) -> list[np.ndarray]:
     bounds = np.cumsum([0, *sizes])
     return [flat[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
 
 
-def _rows(staged: list[Staged], masks: list[np.ndarray], infos: pa.Table, commit_id: str) -> Iterator[pa.RecordBatch]:
+def _rows(staged: list[Staged], masks: list[np.ndarray], infos: pa.Table, commit_id: str,
+          keep: bool = False) -> Iterator[pa.RecordBatch]:
     """The new rows of each staged chunk, completed and in the table's layout, one chunk at a
     time (only one chunk's rows are in memory at once)."""
     run_names = [n for n in infos.column_names if n != "run_id"]
@@ -247,7 +341,8 @@ def _rows(staged: list[Staged], masks: list[np.ndarray], infos: pa.Table, commit
             continue
         with pa.OSFile(s.path, "rb") as source:
             table = pa.ipc.open_file(source).read_all()
-        os.unlink(s.path)
+        if not keep:
+            os.unlink(s.path)
         if not mask.all():
             table = table.filter(pa.array(mask))  # the layout's order survives a filter
         where = pc.index_in(table.column("run_id"), value_set=infos.column("run_id"))
@@ -255,90 +350,3 @@ def _rows(staged: list[Staged], masks: list[np.ndarray], infos: pa.Table, commit
         for name in run_names:
             cols[name] = infos.column(name).take(where)
         yield from finish(cols, table.num_rows, commit_id, EVENTS_SCHEMA).to_batches()
-
-
-def plan(store: Store, meta: pa.Table, starts: pa.Table, limits: Any,
-         split_of: Callable[[str, str], str | None] | None) -> tuple[pa.ChunkedArray, pa.Table]:
-    """Which events of the batch are new, and the run columns of every run with new events;
-    PlainPath when any rule is broken (or a line repeats within the batch)."""
-    from trajectory.ingest.plain import existing_table, run_fields
-
-    fields = run_fields()
-    run_ids = pc.unique(meta.column("run_id"))
-    stored = existing_table(store, run_ids)
-    # 1. Identical to what is stored: a no-op; the same run and seq with other content: refused.
-    present = pa.chunked_array([np.zeros(meta.num_rows, dtype=bool)])
-    if stored.num_rows:
-        keyed = meta.append_column("i", pa.array(np.arange(meta.num_rows)))
-        hit = keyed.join(stored.select(["run_id", "seq", "hash"]).rename_columns(["run_id", "seq", "stored_hash"]),
-                         keys=["run_id", "seq"], join_type="inner")
-        if hit.num_rows:
-            if not pc.all(pc.equal(hit.column("hash"), hit.column("stored_hash"))).as_py():
-                raise PlainPath("conflict with a stored event")
-            flags = np.zeros(meta.num_rows, dtype=bool)
-            flags[hit.column("i").to_numpy()] = True
-            present = pa.chunked_array([flags])
-    new = pc.invert(present)
-    fresh = meta.filter(new)
-    # 2. A line repeated in the batch (the plain path makes the repeats no-ops, or refuses).
-    if len(pc.unique(pc.binary_join_element_wise(fresh.column("run_id"), pc.cast(fresh.column("seq"), pa.string()),
-                                                 "\x00"))) != fresh.num_rows:
-        raise PlainPath("a run and seq twice in the batch")
-    # 3. The seq rules, per run, over the new events in line order.
-    codes = pc.dictionary_encode(fresh.column("run_id")).combine_chunks()
-    code = codes.indices.to_numpy()
-    names = codes.dictionary
-    n_runs = len(names)
-    counts = np.bincount(code, minlength=n_runs)
-    order = np.argsort(code, kind="stable")
-    first = np.concatenate(([0], np.cumsum(counts)))[:-1]
-    position = np.empty(len(code), dtype=np.int64)
-    position[order] = np.arange(len(code)) - np.repeat(first, counts)
-    base = np.zeros(n_runs, dtype=np.int64)
-    finished = np.zeros(n_runs, dtype=bool)
-    stored_info: dict[str, dict[str, Any]] = {}
-    if stored.num_rows:
-        runs = stored.group_by("run_id").aggregate([("seq", "max")])
-        at = pc.fill_null(pc.index_in(names, value_set=runs.column("run_id")), -1).to_numpy(zero_copy_only=False)
-        known = at >= 0
-        if known.any():
-            last = runs.column("seq_max").to_numpy()
-            base[known] = last[at[known]] + 1
-        ends = stored.filter(pc.equal(stored.column("kind"), "run_finished")).column("run_id")
-        finished = pc.is_in(names, value_set=ends).to_numpy(zero_copy_only=False)
-        for row in stored.filter(pc.equal(stored.column("kind"), "run_started")).select(["run_id", *fields]).to_pylist():
-            stored_info[row.pop("run_id")] = row
-    seq = fresh.column("seq").to_numpy()
-    is_start = pc.equal(fresh.column("kind"), "run_started").to_numpy(zero_copy_only=False)
-    is_finish = pc.equal(fresh.column("kind"), "run_finished").to_numpy(zero_copy_only=False)
-    ok = (
-        np.all(seq == base[code] + position)
-        and not finished[code].any()
-        and np.array_equal(is_start, seq == 0)
-        and np.all(position[is_finish] == counts[code[is_finish]] - 1)
-        and np.all(base + counts <= limits.max_events_per_run)
-    )
-    if not ok:
-        raise PlainPath("a seq rule is broken")
-    # 4. The run columns of each run with new events: its run_started's, here or stored.
-    info_rows = []
-    started = {}
-    if starts.num_rows:
-        for row in starts.to_pylist():
-            started[row["run_id"]] = row
-    for name in names.to_pylist():
-        row = started.get(name)
-        if row is not None:
-            info = {f: row.get(f) for f in fields}
-            declared = split_of(info.get("suite"), info.get("task")) if split_of is not None else None
-            if info.get("split") is None:
-                info["split"] = declared
-            elif declared is not None and info["split"] != declared:
-                raise PlainPath(f"run {name}: its split contradicts its task's")  # refused there, by line
-        else:
-            info = stored_info.get(name)
-            if info is None:
-                raise PlainPath(f"run {name}: no run_started")
-        info_rows.append({"run_id": name, **info})
-    schema = pa.schema([pa.field("run_id", pa.string())] + [EVENTS_SCHEMA.field(f) for f in fields])
-    return new, pa.Table.from_pylist(info_rows, schema=schema)

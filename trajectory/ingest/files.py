@@ -1,8 +1,8 @@
 """Ingest's entry: files and bytes in, one all-or-nothing batch each.
 
-A batch is staged in chunks and decided over columns (batchplan.py, staging.py); a batch that
-breaks a rule, or is unusual, is decided again by the per-event path (plain.py), which words
-every refusal. Both paths sit below this module; neither imports it.
+A batch is staged in chunks and its rules checked over columns (staging.py, rules.py), then
+committed once (batchplan.py): the one pipeline every way in uses (``traj ingest``, the
+recorder, the importers, the Ray engine).
 """
 
 from __future__ import annotations
@@ -12,13 +12,12 @@ import gc
 from collections.abc import Callable, Iterator, Sequence
 
 from trajectory.errors import SchemaError, TrajError
-from trajectory.ingest import plain
-from trajectory.ingest.batchplan import PlainPath, Workers, ingest_chunks
+from trajectory.ingest.batchplan import Workers, ingest_chunks, ingest_events
 from trajectory.ingest.plain import DEFAULT_LIMITS, IngestReport, Limits, Progress, SplitResolver
 from trajectory.ingest.staging import Chunk, chunks_of_bytes, chunks_of_file
 from trajectory.store.delta import Store
 
-__all__ = ["Workers", "ingest_bytes", "ingest_files"]
+__all__ = ["Workers", "ingest_bytes", "ingest_events", "ingest_files"]
 
 
 @contextlib.contextmanager
@@ -50,16 +49,14 @@ def ingest_bytes(
     """Validate and append one batch; all of it or nothing. Durable when this returns.
 
     The batch is staged in chunks of ``chunk_bytes`` (on ``workers`` processes when given and
-    there are several chunks) and committed once; see batchplan.py. A batch that breaks a
-    rule, or is unusual, is decided by the plain path, which words every refusal.
+    there are several chunks) and committed once; see batchplan.py.
     """
-    return _ingest(store, chunks_of_bytes(data, chunk_bytes), lambda: data, source, limits, split_of, workers, progress)
+    return _ingest(store, chunks_of_bytes(data, chunk_bytes), source, limits, split_of, workers, progress)
 
 
 def _ingest(
     store: Store,
     chunks: list[Chunk],
-    read: Callable[[], bytes],
     source: str,
     limits: Limits,
     split_of: SplitResolver | None,
@@ -74,14 +71,9 @@ def _ingest(
     workers = workers or Workers(1)
     try:
         return ingest_chunks(store, chunks, source, limits, split_of, workers, IngestReport(source), progress)
-    except PlainPath:
-        pass
     finally:
         if own:
             workers.close()
-    with _no_gc():
-        parsed = plain.parse(read(), source, limits, progress)
-        return plain.ingest_events(store, parsed, source, limits, split_of)
 
 
 def ingest_files(
@@ -114,7 +106,7 @@ def ingest_files(
                         raise SchemaError(f"{name}: no such file")
                     read, source = path.read_bytes, name
                     # Each worker reads its own chunks of the file: the file is never all in memory.
-                    report = _ingest(store, chunks_of_file(str(path)), read, name, limits, split_of, pool, told)
+                    report = _ingest(store, chunks_of_file(str(path)), name, limits, split_of, pool, told)
                 if then is not None:
                     then(read, source, report)
                 yield name, report

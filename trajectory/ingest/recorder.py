@@ -29,7 +29,8 @@ import msgspec
 
 from trajectory import events as ev
 from trajectory.errors import ConflictError, SchemaError, StoreError, TrajError
-from trajectory.ingest.plain import DEFAULT_LIMITS, IngestReport, Limits, Parsed, existing_runs, ingest_events, parse
+from trajectory.ingest.batchplan import ingest_events
+from trajectory.ingest.plain import DEFAULT_LIMITS, IngestReport, Limits, Parsed, existing_runs, parse
 from trajectory.ingest.patchcheck import WorldCheck
 from trajectory.store.local import fsync_path
 from trajectory.store.delta import Store

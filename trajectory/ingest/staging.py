@@ -1,16 +1,15 @@
-"""Ingest's fast path, one chunk of lines at a time: validate, canonicalise and stage.
+"""Ingest's staging, one chunk of lines at a time: validate, canonicalise and stage.
 
 A chunk is a run of whole lines of one input file. Staging it means: every line decoded with
-the event decoder (the same rules as the plain path: unknown fields, types, bounds, times,
+the event decoder (the line rules of plain.py: unknown fields, types, bounds, times,
 limits), its stored form and content hash computed, and its typed columns built — in batches,
 so that per event only the decoding and the hash are Python calls. The chunk's rows go to an
 Arrow IPC file in a staging folder (the file's batch is committed only once every chunk is
 staged and the whole batch checked, see batchplan.py); what planning needs (run, seq, kind,
 hash, line of each event, and the run columns of each run_started) comes back small.
 
-A chunk with a problem stages nothing and returns its problems, worded exactly as the plain
-path words them (``parse`` in ingest.py): any problem refuses the batch, and the plain path
-is what then writes the message list. Chunks are independent, so they are staged on worker
+A chunk with a problem stages nothing and returns its problems, worded by the line rules
+(``line_problem`` in plain.py): any problem refuses the batch, and batchplan.py lists them. Chunks are independent, so they are staged on worker
 processes in parallel; a worker reads its chunk itself when it comes from a file.
 """
 
@@ -179,7 +178,7 @@ def stage(chunk: Chunk, folder: str, limits: Any, decl: Any = None) -> Staged:
 
 
 class Lines:
-    """A chunk's physical lines, with what the plain path checks of each found at once."""
+    """A chunk's physical lines, with what the line rules check of each found at once."""
 
     def __init__(self, data: bytes, limits: Any):
         self.data = data
@@ -268,7 +267,7 @@ class Lines:
         return events, numbers, problems, n_problems, over_limit
 
     def problem(self, line: int) -> tuple[str | None, int]:
-        """The plain path's problem with a line (ingest.line_problem), or None."""
+        """The line rules' problem with a line (plain.line_problem), or None."""
         from trajectory.ingest.plain import line_problem
 
         return line_problem(self.raw(line), self.limits)
@@ -414,12 +413,22 @@ def _marked(stored: bytes, offsets: np.ndarray) -> list[int]:
 
 
 def _run_starts(events: list[ev.Event], table: pa.Table) -> pa.Table:
-    """run_id and the run columns (split as the event says, or null) of every run_started in
-    the chunk."""
+    """line, run_id and the run columns (split as the event says, or null) of every run_started
+    in the chunk."""
     from trajectory.ingest.plain import run_info
 
     which = np.flatnonzero(np.asarray(pc.equal(table.column("kind"), "run_started").to_numpy(zero_copy_only=False)))
-    rows = [run_info(_declared(events[i]), None) | {"run_id": events[i].run_id} for i in which.tolist()]
-    if not rows:
-        return pa.table({"run_id": pa.array([], pa.string())})
-    return pa.Table.from_pylist(rows)
+    lines = table.column("line").to_pylist()
+    rows = [{"line": lines[i], "run_id": events[i].run_id} | run_info(_declared(events[i]), None) for i in which.tolist()]
+    return pa.Table.from_pylist(rows, schema=_STARTS)
+
+
+def _starts_schema() -> pa.Schema:
+    from trajectory.ingest.plain import run_fields
+    from trajectory.store.tables import EVENTS_SCHEMA
+
+    return pa.schema([pa.field("line", pa.int64()), pa.field("run_id", pa.string())]
+                     + [EVENTS_SCHEMA.field(f) for f in run_fields()])
+
+
+_STARTS = _starts_schema()

@@ -14,7 +14,8 @@ from typing import Any
 import suites.selfevo as selfevo_suite
 from suites.selfevo.agent import trajectories
 from suites.selfevo.trajectories import parse_trajectory, run_started_fields
-from trajectory.ingest.plain import ingest_events, parse
+from trajectory.ingest.batchplan import ingest_events
+from trajectory.ingest.plain import parse
 from trajectory.ingest.recorder import Recorder
 
 BATCH = "selfevo-demo"
