@@ -159,35 +159,3 @@ def ingest_events(
         note=lambda: f"{source} ({plural(report.new, 'new event')})",
     )
     return report
-
-
-
-
-def ingest_events(
-    store: Store,
-    parsed: list[Parsed],
-    source: str,
-    limits: Limits = DEFAULT_LIMITS,
-    split_of: SplitResolver | None = None,
-) -> IngestReport:
-    report = IngestReport(source, runs=len({p.event.run_id for p in parsed}), events=len(parsed))
-    if not parsed:
-        return report
-    if split_of is None:
-        from trajectory.catalog.pools import Pools
-
-        split_of = Pools(store).split_of
-    if not store.exists:
-        plan_batch(store, parsed, source, limits, split_of, version=-1)
-
-    def decide(version: int) -> pa.Table | None:
-        new, report.present = plan_batch(store, parsed, source, limits, split_of, version=version)
-        report.new, report.new_runs = len(new), len({p.event.run_id for p, _ in new if p.event.seq == 0})
-        report.commit_id = uuid.uuid4().hex if new else None
-        return sort_for_layout(rows(new, report.commit_id)) if new else None
-
-    report.version = store.append_decided(
-        "events", decide, source, keys=("run_id", {p.event.run_id for p in parsed}),
-        note=lambda: f"{source} ({plural(report.new, 'new event')})",
-    )
-    return report
