@@ -313,7 +313,6 @@ def unknown_table(message: str) -> str | None:
     return f"no table {name}; the tables are {', '.join(VIEWS)}"
 
 
-
 def run_splits(views: Views, run_ids: Sequence[str]) -> dict[str, str]:
     """run_id -> its pool (tune or holdout), as every view of the store sees it."""
     if not run_ids:
