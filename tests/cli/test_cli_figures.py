@@ -151,5 +151,6 @@ def test_a_new_outcome_is_counted_apart_without_a_change_here() -> None:
     counts = Counter({"pass": 2, "fail": 2, "review": 3, "na": 1})
     assert pass_rate(counts) == 0.5
     assert rate_fields(counts)["counted_apart"] == {"na": 1, "review": 3}
-    assert rate_line(counts) == "2 of 4 judged runs pass (50%); 1 na, 3 review not counted"
+    # the others in the order of judges.base.OUTCOMES
+    assert rate_line(counts) == "2 of 4 judged runs pass (50%); 3 review, 1 na not counted"
     assert pass_rate(Counter({"na": 3})) is None
