@@ -310,8 +310,10 @@ def build(
     if n_over:
         lines.append(f"\n{plural(n_over, 'verdict')} re-judged by a person (see below).")
     if unjudged:
+        # A shared copy names no store (its path is not on the allow-list).
+        judge = "traj judge" if share else hint("traj judge")
         lines.append(f"\n{plural(len(unjudged), 'run')} of this batch not judged "
-                     f"(open, or not judged yet: run `{hint('traj judge')}`).")
+                     f"(open, or not judged yet: run `{judge}`).")
     lines.append("")
 
     # Run summary.
