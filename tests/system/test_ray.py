@@ -273,5 +273,5 @@ def test_a_review_verdict_judged_on_ray_is_stored_and_shown_alike(ray_cluster, t
     local = judge_runs(store, SuiteResolver(store), dry_run=True)
     on_ray = judge_runs(store, SuiteResolver(store), engine=RayEngine(cluster))
     assert compared(on_ray.rows) == compared(local.rows)
-    assert sorted(r["outcome"] for r in on_ray.rows) == ["fail", "pass", "review"]
+    assert sorted(r.outcome for r in on_ray.rows) == ["fail", "pass", "review"]
     check_review_shown(str(tmp_path / "store"), tmp_path)

@@ -63,6 +63,7 @@ def record_all(store: Store, names: Sequence[str], out: Out = print) -> Any:
     # What goes into the scratch store is thrown away: its commits are no news on Ctrl-C.
     with tempfile.TemporaryDirectory(prefix="traj-demo-") as tmp, interrupts.ledger():
         scratch = Store(Path(tmp) / "scratch")
+        scratch.on_create = lambda: None  # a scratch store, thrown away: its creation is no news
         extra: list[bytes] = []
         for name in names:
             if name in samples.SAMPLES:
