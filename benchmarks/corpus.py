@@ -50,6 +50,7 @@ def _sample_runs(names: tuple[str, ...]) -> tuple[dict[str, list[dict]], dict[st
         # One scratch store per suite: a recorder's checks cost more as a store grows.
         with tempfile.TemporaryDirectory(prefix="traj-corpus-") as tmp:
             scratch = Store(Path(tmp) / "s")
+            scratch.on_create = lambda: None  # a scratch store: its creation is no news
             record_samples(scratch, (name,))
             if not scratch.has_table("events"):
                 continue

@@ -27,10 +27,12 @@ def corpus_matches_templates(n_runs: int, events_per_run: int = 100,
     with tempfile.TemporaryDirectory(prefix="traj-verify-") as tmp:
         # The templates as recorded (ingesting their events stores exactly what was recorded).
         temps = Store(Path(tmp) / "templates")
+        temps.on_create = lambda: None  # scratch stores: their creation is no news
         recorded = b"\n".join(json.dumps(e, ensure_ascii=False).encode() for run in corpus.templates(names) for e in run)
         ingest_bytes(temps, recorded + b"\n", "templates", split_of=SuiteResolver(temps).split_of)
         expected = verdicts(temps)
         store = Store(Path(tmp) / "corpus")
+        store.on_create = lambda: None
         data = b"\n".join(corpus.generate(n_runs, events_per_run, names=names)) + b"\n"
         ingest_bytes(store, data, "corpus", split_of=SuiteResolver(store).split_of)
         got = verdicts(store)
