@@ -20,6 +20,7 @@ from typing import Any
 from judges.agreement import RATED, agreement
 
 from trajectory.query.sql import Views
+from trajectory.text import json_or_text
 from trajectory.store.delta import Store
 
 
@@ -46,15 +47,7 @@ def disagrees(judge: str | None, person: str | None) -> bool:
 
 
 def _checks(row: dict[str, Any]) -> list[dict[str, Any]]:
-    def value(v: Any) -> Any:
-        if isinstance(v, str):
-            try:
-                return json.loads(v)
-            except ValueError:
-                return v
-        return v
-
-    return [{"name": c["name"], "expected": value(c.get("expected")), "actual": value(c.get("actual")),
+    return [{"name": c["name"], "expected": json_or_text(c.get("expected")), "actual": json_or_text(c.get("actual")),
              "reason": c.get("reason")} for c in row.get("checks") or [] if not c.get("passed")]
 
 
