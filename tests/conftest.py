@@ -168,11 +168,45 @@ def ray_cluster():
         assert not left, f"Ray processes left after shutdown: {sorted(left)}"
 
 
+def pytest_collection_modifyitems(items) -> None:
+    # The system tests (processes, servers, browsers: the slowest) are handed out first, so the
+    # workers finish together instead of one of them running them at the end. The sort is
+    # stable: within a module the order stays the file's.
+    items.sort(key=lambda item: 0 if item.path.parent.name == "system" else 1)
+
+
+# -- the figures, from every worker -------------------------------------------------------------
+# The suite runs in several worker processes (pytest-xdist, ``-n`` in pyproject.toml): each worker
+# collects its own tests' figures and hands them to the controlling process when it ends, which
+# adds them up and prints them once.
+
+
+def pytest_sessionfinish(session) -> None:
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:  # a worker: hand the figures over
+        from figures import CRASH, HARDENING, RELIABILITY_FIGURES
+
+        workeroutput["traj_figures"] = {"lines": list(RELIABILITY_FIGURES), "hardening": dict(HARDENING),
+                                        "crash": {kind: dict(c) for kind, c in CRASH.items()}}
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error) -> None:
+    from figures import CRASH, HARDENING, RELIABILITY_FIGURES
+
+    handed = getattr(node, "workeroutput", {}).get("traj_figures")
+    if handed:
+        RELIABILITY_FIGURES.extend(handed["lines"])
+        HARDENING.update(handed["hardening"])
+        for kind, counts in handed["crash"].items():
+            CRASH[kind].update(counts)
+
+
 def pytest_terminal_summary(terminalreporter) -> None:
     # The reliability tests' figures, shown even without -s (see tests/figures.py).
-    from figures import RELIABILITY_FIGURES, hardening_lines
+    from figures import RELIABILITY_FIGURES, crash_lines, hardening_lines
 
-    lines = RELIABILITY_FIGURES + hardening_lines()
+    lines = crash_lines() + sorted(RELIABILITY_FIGURES) + hardening_lines()
     if lines:
         terminalreporter.section("reliability figures")
         for text in lines:

@@ -12,17 +12,18 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 
 import crash_worker as cw
+from figures import CRASH
 from procs import Proc
 from trajectory.ingest.plain import parse
 from trajectory.ingest.files import ingest_bytes
 from trajectory.store.delta import Store
 
-SEED = int(os.environ.get("TRAJ_CRASH_SEED", "20260405"))
+SEED = int(os.environ.get("TRAJ_CRASH_SEED", "20260405"))  # as tests/figures.py prints it
 SCALE = float(os.environ.get("TRAJ_CRASH_SCALE", "1"))
 PARALLEL = 2
 
-# kind -> figures; filled by each test, summed by the last one.
-FIGURES: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
+# kind -> figures; filled by each test, printed after the run (tests/figures.py).
+FIGURES = CRASH
 
 
 # -- running trials -------------------------------------------------------------------------------

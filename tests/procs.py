@@ -3,6 +3,7 @@ kill with SIGKILL, and finish without leaking pipes."""
 
 from __future__ import annotations
 
+from hang import HANG
 import contextlib
 import os
 import signal
@@ -16,7 +17,7 @@ from typing import Any
 
 WORKER = Path(__file__).with_name("crash_worker.py")
 from helpers import TRAJ  # noqa: E402, F401 - the one command line, shared
-TIMEOUT = 60.0
+TIMEOUT = HANG
 
 
 class Proc:

@@ -3,6 +3,7 @@ started (descendants of a process whose command line names Ray) and where they l
 
 from __future__ import annotations
 
+from hang import HANG
 import os
 import time
 from pathlib import Path
@@ -58,7 +59,7 @@ def alive(pids: set[int]) -> set[int]:
     return out
 
 
-def wait_gone(pids: set[int], timeout: float = 60.0) -> set[int]:
+def wait_gone(pids: set[int], timeout: float = HANG) -> set[int]:
     deadline = time.monotonic() + timeout
     left = alive(pids)
     while left and time.monotonic() < deadline:

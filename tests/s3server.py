@@ -5,6 +5,7 @@ the test session. It enforces conditional put (If-None-Match), which Delta's com
 
 from __future__ import annotations
 
+from hang import HANG
 import contextlib
 import os
 import socket
@@ -45,7 +46,7 @@ class S3Server:
             stderr=subprocess.DEVNULL,
             preexec_fn=die_with_parent,
         )
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + HANG
         while True:
             try:
                 with socket.create_connection((HOST, self.port), timeout=1):

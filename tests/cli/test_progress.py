@@ -3,6 +3,7 @@ runs as a real process, its stderr once a pseudo-terminal and once a pipe."""
 
 from __future__ import annotations
 
+from hang import HANG
 import json
 import os
 import pty
@@ -42,7 +43,7 @@ def run(argv: list[str], cwd: Path, *, terminal: bool) -> tuple[int, str, str]:
             chunks.append(data)
         elif p.poll() is not None:
             break
-    p.wait(timeout=60)
+    p.wait(timeout=HANG)
     os.close(master)
     sink.seek(0)
     out = sink.read()

@@ -40,7 +40,9 @@ def test_pytest_m_fuzz_selects_the_fuzz_lane_and_its_profile(tmp_path):
     # conftest reads): the others only cost each interpreter its start-up.
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "tests"), str(ROOT), os.environ.get("PYTHONPATH", "")]),
            "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
-    args = [sys.executable, "-m", "pytest", "-q", "-p", "_hypothesis_pytestplugin", "-p", "no:cacheprovider", "-c",
+    # pytest-xdist too: the project's options name its workers (the probe runs in one: -n 0).
+    args = [sys.executable, "-m", "pytest", "-q", "-p", "_hypothesis_pytestplugin", "-p", "xdist.plugin", "-n", "0",
+            "-p", "no:cacheprovider", "-c",
             str(ROOT / "pyproject.toml"), "--rootdir", str(tmp_path), str(probe)]
     default = subprocess.run(args, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
     assert "1 passed, 1 deselected" in default.stdout, default.stdout + default.stderr

@@ -9,6 +9,7 @@ attack fails there instead of taking many GiB."""
 
 from __future__ import annotations
 
+from hang import HANG
 import os
 import subprocess
 import sys
@@ -26,7 +27,6 @@ MiB = 1024**2
 # The most a command's processes may hold together before the test kills them: far above what a
 # stopped query needs, far below the machine (a traj that does not stop these grows past it).
 CEILING = 2560 * MiB
-HANG = 300  # one generous wait for a command that does not stop
 _PAGE = os.sysconf("SC_PAGE_SIZE")
 
 
@@ -87,7 +87,7 @@ def traj_bounded(store: Store, *args: str) -> tuple[int, str, str, int]:
         watcher.join()
     assert not peak["killed"], f"`traj {args[0]}` grew past {CEILING // MiB} MiB: killed by the test"
     # Nothing of the command is left running: its worker was stopped, not abandoned.
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + HANG
     while _session_procs(proc.pid) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert _session_procs(proc.pid) == {}, f"processes of `traj {args[0]}` outlived it"

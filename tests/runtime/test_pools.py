@@ -4,6 +4,7 @@ clean-up in half (the resource tracker would then report a "leaked" semaphore on
 
 from __future__ import annotations
 
+from hang import HANG
 import threading
 import time
 
@@ -82,7 +83,7 @@ def test_the_resource_tracker_cleans_up_without_a_word() -> None:
     import sys
     from pathlib import Path
 
-    done = subprocess.run([sys.executable, "-c", LEFT_TO_THE_TRACKER], capture_output=True, text=True, timeout=60)
+    done = subprocess.run([sys.executable, "-c", LEFT_TO_THE_TRACKER], capture_output=True, text=True, timeout=HANG)
     # stderr reaches EOF only once the tracker, which shares it, has ended: its clean-up is done
     assert done.returncode == 0
     assert done.stderr == "still ours\n"  # our stderr is ours again after the tracker's spawn

@@ -19,6 +19,7 @@ message names the trial and its seed, and the trial's store is kept in pytest's 
 
 from __future__ import annotations
 
+from hang import HANG
 import collections
 import functools
 import random
@@ -35,7 +36,6 @@ import pytest
 from typer.testing import CliRunner
 
 import crash_worker as cw
-from figures import RELIABILITY_FIGURES
 from helpers import example_run, jsonl
 from procs import TRAJ, Proc, ended_cleanly, worker
 from suites import load_builtin
@@ -133,7 +133,7 @@ def calibrated(name: str, workdir: Path) -> dict[str, float]:
     return _calibrated(name, str(workdir))
 
 
-def wait_for_path(proc: Proc, path: Path, timeout: float = 60.0) -> bool:
+def wait_for_path(proc: Proc, path: Path, timeout: float = HANG) -> bool:
     """Wait until ``path`` exists (True) or the process ended without making it (False)."""
     deadline = time.monotonic() + timeout
     while not path.exists():
@@ -556,26 +556,3 @@ def test_killed_compaction_changes_no_row(workdir) -> None:
         return killed
 
     run_trials("compact", 36, trial)
-
-
-# -- the figures --------------------------------------------------------------------------------------
-
-
-def test_zz_crash_figures() -> None:
-    """Runs last in this file: the total over every kind of writer that was killed."""
-    if len(FIGURES) < 7:
-        pytest.skip("figures are summed only when every crash test of this file ran")
-    total = sum(c["kill points"] for c in FIGURES.values())
-    lost = sum(c["events lost"] for c in FIGURES.values())
-    dups = sum(c["events duplicated"] for c in FIGURES.values())
-    RELIABILITY_FIGURES.append(
-        f"crash: {total} kill points survived (SIGKILL, seed {SEED}); events lost {lost}, duplicated {dups}"
-    )
-    for kind, c in FIGURES.items():
-        extra = ", ".join(f"{k} {v}" for k, v in c.items() if k not in ("kill points", "trials", "events lost", "events duplicated"))
-        RELIABILITY_FIGURES.append(
-            f"  {kind}: {c['kill points']} kills in {c['trials']} trials"
-            + (f", {extra}" if extra else "")
-        )
-    assert total >= 200 * min(1.0, SCALE)
-    assert lost == 0 and dups == 0

@@ -8,6 +8,7 @@ which starts and stops its own cluster, and watches every socket its Ray process
 
 from __future__ import annotations
 
+from hang import HANG
 import io
 import os
 import subprocess
@@ -28,6 +29,10 @@ from trajectory.ingest.plain import DEFAULT_LIMITS
 from trajectory.ingest.files import ingest_bytes, ingest_files
 from trajectory.judging import SuiteResolver, judge_runs, passes
 from trajectory.store.delta import Store
+
+# One worker runs the module: its tests share that worker's one session cluster, and no other
+# test starts a Ray cluster at the same time (they are in the same group).
+pytestmark = pytest.mark.xdist_group("ray")  # with test_scaleout and test_s3 tests that start clusters
 
 runner = CliRunner()
 COMPARED = ("run_id", "suite", "task", "batch", "split", "outcome", "score", "reason", "checks", "judge_version", "details")
@@ -175,7 +180,7 @@ def test_traj_judge_on_a_local_ray_cluster_listens_on_loopback_and_leaves_no_pro
         pids |= now
         seen.update(listeners(now))
         time.sleep(0.2)
-    out, err = p.communicate(timeout=60)
+    out, err = p.communicate(timeout=HANG)
     assert p.returncode == 0, err.decode()
     assert "judged" in out.decode() and "Traceback" not in err.decode()
     assert pids and seen, "no Ray process or listener was seen while the command ran"

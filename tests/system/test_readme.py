@@ -3,6 +3,7 @@ folder), and the Recorder example (whose run is judged `pass`). Its links lead s
 
 from __future__ import annotations
 
+from hang import HANG
 import os
 import re
 import shlex
@@ -170,7 +171,7 @@ def test_the_view_line_runs(tmp_path) -> None:
         assert f"at http://127.0.0.1:{port}/" in said, said
         for _ in range(300):  # the line comes as the server starts listening
             try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/diff", timeout=60) as page:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/diff", timeout=HANG) as page:
                     assert page.status == 200 and "flip" in page.read().decode()
                 break
             except urllib.error.URLError:
@@ -179,7 +180,7 @@ def test_the_view_line_runs(tmp_path) -> None:
             raise AssertionError("traj view never answered")
     finally:
         p.send_signal(signal.SIGINT)
-        _, err = p.communicate(timeout=30)
+        _, err = p.communicate(timeout=HANG)
     assert "Traceback" not in err, err  # Ctrl-C is how a person stops it
 
 
@@ -218,7 +219,7 @@ def test_the_scale_out_commands_run(tmp_path) -> None:
         assert r.returncode == 0, f"{r.stdout[-3000:]}\n{r.stderr[-3000:]}"
         assert "weather" in r.stdout and "judged" in r.stdout and "0 flips" in r.stdout, r.stdout[-3000:]
         assert (tmp_path / "more" / "weather.jsonl").stat().st_size > 0
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + HANG
         while (left := _marked(mark)) and time.monotonic() < deadline:
             time.sleep(0.5)
         assert not left, f"processes left running: {left}"
