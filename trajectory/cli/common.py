@@ -11,7 +11,7 @@ import shlex
 import sys
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 import typer.core
@@ -19,12 +19,13 @@ import typer.main
 
 from trajectory.runtime import interrupts
 from trajectory.errors import NotFound, TrajError
-from trajectory.query.sql import json_default
 from trajectory.redact import redact_argv, redact_text
-from trajectory.store.delta import Store, default_store_path
 from trajectory.runtime.diskfault import disk_fault
 from trajectory.termsafe import json_safe
 from trajectory.text import HINT_OPTIONS
+
+if TYPE_CHECKING:  # the store (Arrow, Delta) is loaded by the commands that open one
+    from trajectory.store.delta import Store
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -147,6 +148,8 @@ def open_store(path: str | None, *, create: bool = False, json_: bool = False) -
     (``created a new store at PATH``; on stderr with ``--json``, whose objects carry
     ``"created_store"``: the path, else null; see :func:`echo_json`).
     """
+    from trajectory.store.delta import Store, default_store_path
+
     set_hints(path)
     store = Store(path or default_store_path(), storage_options=storage_options())
     if create:
@@ -199,6 +202,8 @@ def handle_errors(fn: F) -> F:
                         pass
                     raise typer.Exit(0) from None
                 # A disk fault (from Python, the Delta writer or a Rust panic) is one line too.
+                from trajectory.store.delta import default_store_path
+
                 line = disk_fault(exc, kwargs.get("store") or default_store_path())
                 if line is None:
                     raise
@@ -220,6 +225,8 @@ def handle_errors(fn: F) -> F:
 def echo_json(value: Any) -> None:
     """One JSON value on one line; an object printed by a command that may create its store
     says whether it did: ``"created_store"``, the store's path or null."""
+    from trajectory.query.sql import json_default
+
     state = CREATING.get()
     if state is not None and isinstance(value, dict):
         value = {**value, "created_store": state["created"]}

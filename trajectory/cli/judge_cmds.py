@@ -1,26 +1,18 @@
-"""Judging commands: judge, diff, passes."""
+"""Judging commands: judge, diff, passes.
+
+Judging, the store and SQL are imported by the commands that run, not here: ``traj judge
+--help`` (and every command of another module, see main.py) loads none of them.
+"""
 
 from __future__ import annotations
 
 import shlex
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from judges.base import OUTCOMES
-from trajectory.judging import (
-    SuiteResolver,
-    diff_passes,
-    dry_run_diff,
-    judge_runs,
-    passes,
-    render_diff,
-)
-from trajectory.judging.diff import people_lines, person_json, shown_split
-from trajectory.judging.passes import PassResult, shown_pool
 from trajectory.errors import QueryError
 from trajectory.records import VerdictRow
-from trajectory.query.sql import SPLITS, format_table
 from trajectory.text import hint, plural
 from trajectory.termsafe import term_safe
 
@@ -28,6 +20,10 @@ from trajectory.cli.common import (
     EngineOpt, JsonOpt, RayAddressOpt, StoreOpt, command, command_line, echo_json, engine_cluster, handle_errors,
     open_store, progress, show_progress,
 )
+
+if TYPE_CHECKING:
+    from trajectory.judging import SuiteResolver
+    from trajectory.judging.passes import PassResult
 
 
 def verdict_json(row: VerdictRow) -> dict[str, Any]:
@@ -40,6 +36,9 @@ def verdict_json(row: VerdictRow) -> dict[str, Any]:
 
 
 def judge_json(result: PassResult, flips: Any = None, people: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    from judges.base import OUTCOMES
+    from trajectory.judging.diff import person_json
+
     out = {
         "pass_id": result.pass_id if result.rows else None,
         "written": result.written,
@@ -143,6 +142,11 @@ def judge(
     another judge version for their task, events added since, another pair partner or more
     recorded LLM judgements. The others keep their verdicts (judging them again gives the same).
     """
+    from trajectory.judging import SuiteResolver, dry_run_diff, judge_runs, render_diff
+    from trajectory.judging.diff import people_lines
+    from trajectory.judging.passes import shown_pool
+    from trajectory.query.sql import SPLITS
+
     if split not in SPLITS:
         raise QueryError(f"--split must be one of {', '.join(SPLITS)}, got {split!r}")
     s = open_store(store)
@@ -249,6 +253,10 @@ def diff(
 ) -> None:
     """Verdict flips with their evidence. With no passes given: what the last pass changed,
     against each run's verdict before it (so passes may cover different runs)."""
+    from trajectory.judging import diff_passes, render_diff
+    from trajectory.judging.diff import shown_split
+    from trajectory.query.sql import SPLITS
+
     if split not in SPLITS:
         raise QueryError(f"--split must be one of {', '.join(SPLITS)}, got {split!r}")
     s = open_store(store)
@@ -271,6 +279,9 @@ def diff(
 def passes_cmd(json_: JsonOpt = False, store: StoreOpt = None) -> None:
     """List judging passes, oldest first."""
     import pyarrow as pa
+
+    from trajectory.judging import passes
+    from trajectory.query.sql import format_table
 
     rows = passes(open_store(store))
     cols = ["pass_id", "kind", "started_at", "runs", "by", "command"]

@@ -23,12 +23,28 @@ COMMAND_MODULES = [
     "trajectory.cli.view_cmd",
 ]
 
+# Which module registers each top-level command (tests/cli/test_startup.py holds it to what the
+# modules register). A command line that names one of them loads that module alone: a command's
+# start-up does not pay for the imports of every other command (the importers' suites, the viewer).
+COMMAND_OF = {
+    **dict.fromkeys(("ingest", "query", "runs", "show", "review", "compact", "status", "schema", "migrate",
+                     "recover", "export"), "trajectory.cli.store_cmds"),
+    **dict.fromkeys(("judge", "diff", "passes"), "trajectory.cli.judge_cmds"),
+    "suite": "trajectory.cli.suite_cmds",
+    "import": "trajectory.cli.import_cmds",
+    "demo": "trajectory.cli.demo",
+    "override": "trajectory.cli.override_cmds",
+    "report": "trajectory.cli.report_cmds",
+    "view": "trajectory.cli.view_cmd",
+}
+
 _APP: list[Any] = []
 
 
-def build_app() -> Any:
-    """The typer application with every command registered (built once per process)."""
-    if _APP:
+def build_app(modules: list[str] | None = None) -> Any:
+    """The typer application with the commands of ``modules`` registered (every command by
+    default; the full application is built once per process)."""
+    if modules is None and _APP:
         return _APP[0]
     import importlib
 
@@ -38,10 +54,24 @@ def build_app() -> Any:
 
     app = typer.Typer(name="traj", **APP_SETTINGS)
     app.callback()(root)
-    for name in COMMAND_MODULES:
+    for name in COMMAND_MODULES if modules is None else modules:
         importlib.import_module(name).register(app)
-    _APP.append(app)
+    if modules is None:
+        _APP.append(app)
     return app
+
+
+def modules_for(argv: list[str]) -> list[str] | None:
+    """The command modules a command line needs: the one module of the command it names, or
+    every module (None) when it names none (``traj --help``, a mistyped command, which the full
+    application answers with the commands it knows)."""
+    for arg in argv:
+        if arg.startswith("-"):
+            if arg in ("--help", "-h", "--version"):
+                return None
+            continue
+        return [COMMAND_OF[arg]] if arg in COMMAND_OF else None
+    return None
 
 
 def __getattr__(name: str) -> Any:
@@ -50,18 +80,25 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def _load() -> Any:
+def _load(argv: list[str] | None = None) -> Any:
     """Everything a command needs loaded before it runs: the commands, typer's click commands
     (typer evaluates the functions' annotations here), and the C extensions commands import
-    lazily. Done with Ctrl-C held (see main)."""
+    lazily. Done with Ctrl-C held (see main).
+
+    A request for help (``-h``, ``--help``) runs no command: it loads neither the store nor SQL
+    (the commands' modules import them inside the commands)."""
     import sys as _sys
 
-    import deltalake  # noqa: F401 - every command that reads a table opens it with delta-rs
     import typer.main
 
+    command = typer.main.get_command(build_app(None if argv is None else modules_for(argv)))
+    if argv is None or not any(a in ("-h", "--help") for a in argv):
+        import deltalake  # noqa: F401 - every command that reads a table opens it with delta-rs
+
+        import trajectory.query.sql  # noqa: F401 - DuckDB and Arrow, which commands import lazily
     if _sys.stderr.isatty():
         import rich.progress  # noqa: F401 - the progress bars
-    return typer.main.get_command(build_app())
+    return command
 
 
 def _release_pool_semaphores() -> None:
@@ -107,7 +144,7 @@ def main() -> None:
     try:
         try:
             with interrupts.deferred():
-                command = _load()
+                command = _load(sys.argv[1:])
             command()
         except KeyboardInterrupt:
             code = 130

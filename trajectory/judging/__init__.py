@@ -84,7 +84,10 @@ def judge_runs(
     """
     started = now_utc()
     t = time.perf_counter()
-    with Views(store, split=None) as views:
+    # The selection's connection is the one the partitions are judged with here (opening the
+    # store's views reads every table's log: once per pass); workers open their own.
+    views = Views(store, split=None)
+    try:
         sel = select_runs(store, suite=suite, run_ids=run_ids, where=where, batch=batch, views=views,
                           where_split=where_split)
         judgements = recorded_judgements(store, views)
@@ -99,27 +102,35 @@ def judge_runs(
                 pc.invert(pc.is_in(sel.ends.column("suite"), value_set=pa.array(sorted(untrusted), pa.string()))))
             sel = dataclasses.replace(sel, finished=keep, ends=ends)
         finished = stale_runs(resolver, sel, len(judgements), views) if incremental else sel.finished
-    ctx = PassContext(
-        store=store,
-        specs=resolver.specs(set(sel.suites.values()) - untrusted) if workers > 1 or engine is not None else {},
-        suites=sel.suites,
-        judgements=judgements,
-        timeout=timeout,
-        pass_id=new_pass_id(started),
-        at=started,
-    )
-    if hook is not None:
-        hook("select", time.perf_counter() - t)
-    files = store.files("events") if finished else []
-    # Costing reads the files' Parquet footers from local disk; on object storage the runs are
-    # cut in run order without it.
-    costed = len(files) <= MAX_COSTED_FILES and not any("://" in f for f in files)
-    parts = plan_partitions(restrict(sel.ends, finished), partition, files if costed else ())
-    rows: list[VerdictRow | Unjudged] = []
-    versions: dict[str, str] = {}
-    judging = Judging(ctx, resolver=resolver, hook=hook)
+        ctx = PassContext(
+            store=store,
+            specs=resolver.specs(set(sel.suites.values()) - untrusted) if workers > 1 or engine is not None else {},
+            suites=sel.suites,
+            judgements=judgements,
+            timeout=timeout,
+            pass_id=new_pass_id(started),
+            at=started,
+            splits=dict(zip(sel.ends.column("run_id").to_pylist(), sel.ends.column("split").to_pylist()))
+            if sel.ends is not None and "split" in sel.ends.column_names else {},
+        )
+        if hook is not None:
+            hook("select", time.perf_counter() - t)
+        files = store.files("events") if finished else []
+        # Costing reads the files' Parquet footers from local disk; on object storage the runs are
+        # cut in run order without it.
+        costed = len(files) <= MAX_COSTED_FILES and not any("://" in f for f in files)
+        parts = plan_partitions(restrict(sel.ends, finished), partition, files if costed else ())
+        rows: list[VerdictRow | Unjudged] = []
+        versions: dict[str, str] = {}
+        elsewhere = engine is not None or (workers > 1 and len(parts) > 1)
+        if elsewhere or not parts:
+            views.close()
+    except BaseException:
+        views.close()
+        raise
+    judging = Judging(ctx, resolver=resolver, hook=hook, views=None if elsewhere or not parts else views)
     try:
-        if engine is not None or (workers > 1 and len(parts) > 1):
+        if elsewhere:
             if engine is not None:
                 done = engine.judge(parts, ctx, judging, progress)
             else:

@@ -23,3 +23,5 @@ class PassContext:
     timeout: float | None
     pass_id: str
     at: _dt.datetime
+    #: run id -> its pool, read with the selection (a run missing here is looked up).
+    splits: dict[str, str | None] = dataclasses.field(default_factory=dict)

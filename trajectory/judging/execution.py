@@ -167,14 +167,16 @@ class Judging:
         resolver: SuiteResolver | None = None,
         watchdog: Watchdog | None = None,
         hook: StageHook | None = None,
+        views: Views | None = None,
     ):
+        """``views``: an open connection on the store (the pass's own), closed with this."""
         self.ctx = ctx
         self.resolver = resolver or SuiteResolver.from_specs(ctx.specs)
         self.watchdog = watchdog
         self.hook = hook
         self.versions: dict[tuple[str | None, str | None, bytes], str] = {}
         self.spent: dict[str, float] = {}
-        self._views: Views | None = None
+        self._views: Views | None = views
 
     def close(self) -> None:
         if self._views is not None:
@@ -231,7 +233,7 @@ class Judging:
             for r, st in batch_states(ctx.store, run_ids, reads, self.views, errors=broken, bounds=bounds).items()
         }
         partners = load_partners(ctx.store, self.resolver, states, self.views)
-        splits = run_splits(self.views, run_ids)
+        splits = ctx.splits if all(r in ctx.splits for r in run_ids) else run_splits(self.views, run_ids)
         self._timed("load_replay", t)
         t = time.perf_counter()
         rows = []

@@ -42,8 +42,11 @@ class Selection:
 # The first and the last event of every run: run_started says what the run is, run_finished that
 # it is over and at which seq (nothing follows it). Reading these rows only, instead of grouping
 # every event by run, keeps selection cheap in a store of millions of events.
+# ``split``: the run's pool, as _run_split gives it (its run_started, the event at seq 0),
+# read here so that judging a partition need not scan the events for it again.
 _ENDS_SQL = (
-    "SELECT run_id, suite, task, seq AS last_seq, pair_id, pair_round, kind = 'run_finished' AS finished "
+    "SELECT run_id, suite, task, seq AS last_seq, pair_id, pair_round, kind = 'run_finished' AS finished, "
+    "max(CASE WHEN seq = 0 THEN coalesce(split, 'tune') END) OVER (PARTITION BY run_id) AS split "
     "FROM events WHERE kind IN ('run_started', 'run_finished') AND {cond} ORDER BY run_id, seq"
 )
 
