@@ -504,18 +504,19 @@ def canonical(event: Event) -> bytes:
     return _canonical(event, _ENCODER.encode(event))
 
 
-def _default_marks() -> re.Pattern[bytes]:
+def _default_marks() -> tuple[bytes, ...]:
     """Bytes that an event given a field with its default value must contain (``"mode":
     "grounded"``, ``"cached_tokens":0``): a cheap test before the exact one in _identity."""
     alternatives = set()
     for kept in _KEPT.values():
         for name, default in kept.items():
             value = msgspec.json.encode(default).removesuffix(b".0")
-            alternatives.add(re.escape(b'"' + name.encode() + b'":' + value))
-    return re.compile(b"|".join(sorted(alternatives)) or b"(?!)")
+            alternatives.add(b'"' + name.encode() + b'":' + value)
+    return tuple(sorted(alternatives))
 
 
-_MARKS = _default_marks()
+DEFAULT_MARKS = _default_marks()
+_MARKS = re.compile(b"|".join(re.escape(m) for m in DEFAULT_MARKS) or b"(?!)")
 
 
 def stored_and_canonical(event: Event) -> tuple[bytes, bytes]:

@@ -139,3 +139,31 @@ def test_refused_exactly_when_one_object_has_a_key_twice(event: ev.Event, seed: 
         return
     assert not add and not dup_extra, line
     assert duplicate_key(line, parsed[0].data) is None
+
+
+
+# A line problem found on the staged columns, not by the decoder: a key twice, a run id the
+# declared pattern refuses (the staging decoder leaves the pattern to a column check).
+LATE = {
+    "key-twice": ('{{"run_id":"a","seq":{i},"ts":0,"kind":"step_taken","action":"t","action":"u"}}',
+                  '{{"run_id":"a","seq":{i},"ts":0,"kind":"answer_given","text":"x","text":"y"}}'),
+    "run-id": ('{{"run_id":"a b","seq":{i},"ts":0,"kind":"step_taken","action":"t"}}',
+               '{{"run_id":"a b","seq":{i},"ts":0,"kind":"answer_given","text":"x"}}'),
+}
+
+
+@pytest.mark.parametrize("late", list(LATE.values()), ids=list(LATE))
+def test_the_problems_told_are_the_first_lines_whatever_their_kinds(store: Store, late: tuple[str, str]) -> None:
+    """A chunk is staged in the table's layout (by kind first), not in line order: of 25 broken
+    lines, the 20 told are still lines 2-21, in line order, as parse tells them."""
+    step, answer = late
+    lines = [step.format(i=i) for i in range(1, 11)] + [answer.format(i=i) for i in range(11, 26)]
+    data = "\n".join([START, *lines]).encode() + b"\n"
+    with pytest.raises(SchemaError) as staged:
+        ingest_bytes(store, data, "runs.jsonl")
+    with pytest.raises(SchemaError) as parsed:
+        parse(data, "runs.jsonl")
+    told = str(staged.value).splitlines()
+    assert [t.split(":")[1] for t in told[:20]] == [str(n) for n in range(2, 22)], told
+    assert str(staged.value) == str(parsed.value)
+    assert not store.has_table("events")
