@@ -32,6 +32,8 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from trajectory.runtime.marks import mark
+
 _LEDGER: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar("traj_ledger", default=None)
 # The CLI's Ctrl-C (see install); None for library callers, who get only deferred and note.
 _CLI: contextvars.ContextVar[Interrupts | None] = contextvars.ContextVar("traj_interrupts", default=None)
@@ -181,6 +183,7 @@ def note(what: str) -> None:
     entries = _LEDGER.get()
     if entries is not None:
         entries.append(what)
+    mark("committed")  # a test's Ctrl-C sent now comes after a whole commit
 
 
 @contextlib.contextmanager
