@@ -13,9 +13,9 @@ from trajectory.runtime import interrupts
 
 
 @pytest.fixture
-def cli_state(monkeypatch):
-    state = {"installed": True, "signalled": False, "answered": True, "last": []}
-    monkeypatch.setattr(interrupts, "_cli", state)
+def cli_state():
+    state = interrupts.Interrupts()
+    state.answered = True
     return state
 
 
@@ -25,23 +25,23 @@ def _report(exc: BaseException) -> types.SimpleNamespace:
 
 def test_keyboard_interrupt_after_ctrl_c_is_dropped(cli_state) -> None:
     passed = []
-    hook = interrupts._quiet_unraisable(passed.append)
-    cli_state["signalled"] = True
+    hook = cli_state.quiet_unraisable(passed.append)
+    cli_state.signalled = True
     hook(_report(KeyboardInterrupt()))
     assert passed == []
 
 
 def test_keyboard_interrupt_without_ctrl_c_is_reported(cli_state) -> None:
     passed = []
-    hook = interrupts._quiet_unraisable(passed.append)
+    hook = cli_state.quiet_unraisable(passed.append)
     hook(_report(KeyboardInterrupt()))
     assert len(passed) == 1
 
 
 def test_other_reports_pass_through(cli_state) -> None:
     passed = []
-    hook = interrupts._quiet_unraisable(passed.append)
-    cli_state["signalled"] = True
+    hook = cli_state.quiet_unraisable(passed.append)
+    cli_state.signalled = True
     for exc in (ValueError("x"), OSError("disk"), OSError("Signal 15 ignored due to race condition")):
         hook(_report(exc))
     assert [str(r.exc_value) for r in passed] == ["x", "disk", "Signal 15 ignored due to race condition"]
@@ -50,6 +50,25 @@ def test_other_reports_pass_through(cli_state) -> None:
 def test_sigint_found_ignored_is_recorded_not_reported(cli_state, monkeypatch) -> None:
     monkeypatch.setattr(interrupts.threading, "Thread", lambda **kw: types.SimpleNamespace(start=lambda: None))
     passed = []
-    hook = interrupts._quiet_unraisable(passed.append)
+    hook = cli_state.quiet_unraisable(passed.append)
     hook(_report(OSError(f"Signal {int(signal.SIGINT)} ignored due to race condition")))
-    assert passed == [] and interrupts.signalled()
+    assert passed == [] and cli_state.signalled
+
+
+def test_the_module_keeps_no_mutable_state() -> None:
+    # The process's Ctrl-C state is one Interrupts object that main() makes (issue 25).
+    kept = {name: type(value).__name__ for name, value in vars(interrupts).items()
+            if not name.startswith("__") and isinstance(value, (dict, list, set, bytearray))}
+    assert kept == {}
+
+
+def test_a_deferred_section_holds_ctrl_c_until_it_ends() -> None:
+    reached = []
+    with pytest.raises(KeyboardInterrupt):
+        with interrupts.deferred():
+            with interrupts.deferred():  # nested: still held by the outer section
+                signal.raise_signal(signal.SIGINT)
+                reached.append("inner")
+            reached.append("outer")
+    assert reached == ["inner", "outer"]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler

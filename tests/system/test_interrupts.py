@@ -114,19 +114,25 @@ def _loading(pid: int) -> bool:
         return False
 
 
-def interrupt(argv: list[str], after: float, cwd: Path) -> tuple[str, float]:
+def interrupt(argv: list[str], after: float, cwd: Path, at: str | None = None) -> tuple[str, float]:
     """Run ``traj argv``, send SIGINT to its process group ``after`` seconds after traj's code
-    starts loading; its stderr and how long it took to exit, once every check on the way out
-    has held."""
+    starts loading (or, given ``at``, when the command prints that mark: see
+    trajectory/runtime/marks.py); its stderr and how long it took to exit, once every check on
+    the way out has held."""
     scratch = Path(tempfile.mkdtemp(prefix="traj-interrupt-"))  # the command's temporary folder
     env = {**os.environ, "PYTHONUNBUFFERED": "1", "TRAJ_USER": "tester", "TMPDIR": str(scratch)}
     env.pop("TRAJ_STORE", None)
+    if at is not None:
+        env["TRAJ_MARKS"] = at
     p = subprocess.Popen(TRAJ + argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
                          start_new_session=True)
-    deadline = time.monotonic() + 60
-    while not _loading(p.pid) and p.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.005)
-    time.sleep(after)
+    if at is not None:
+        _wait_mark(p, at)
+    else:
+        deadline = time.monotonic() + 60
+        while not _loading(p.pid) and p.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.005)
+        time.sleep(after)
     if p.poll() is not None:
         p.communicate()
         raise AssertionError(f"traj {' '.join(argv)} ended before the interrupt at {after}s: pick a later point")
@@ -158,6 +164,19 @@ def interrupt(argv: list[str], after: float, cwd: Path) -> tuple[str, float]:
     return stderr.strip(), took
 
 
+def _wait_mark(p: subprocess.Popen, at: str) -> None:
+    """Read ``p``'s stderr up to the line of mark ``at`` (one generous wait: only a hang
+    exceeds it)."""
+    import selectors
+
+    with selectors.DefaultSelector() as sel:
+        sel.register(p.stderr, selectors.EVENT_READ)
+        if not sel.select(HANG * 2):
+            raise AssertionError(f"no mark {at!r} within {HANG * 2}s")
+    said = p.stderr.readline().decode().strip()
+    assert said == f"traj-mark: {at}", said
+
+
 def _passes(store: Path) -> list[tuple[str, int, int]]:
     """(pass id, runs the pass row says, verdicts visible) for every pass."""
     with Views(Store(store), split=None) as v:
@@ -181,6 +200,13 @@ def test_ctrl_c_on_judge(world, workers) -> None:
         else:  # the pass was committed just before the interrupt
             assert len(now) == len(before) + 1 and now[-1][0] in said
             before = now
+    # Sent once the pass is committed (the signal may land before its section ends: it is held):
+    # the whole pass is there, and the line names it.
+    said, _ = interrupt(["judge", "--all", "--workers", str(workers), "--store", str(world["store"])],
+                        0.0, world["root"], at="committed")
+    now = _passes(world["store"])
+    assert all(runs == seen for _, runs, seen in now)
+    assert len(now) == len(before) + 1 and now[-1][0] in said
 
 
 def _events(store: Path) -> int:

@@ -85,15 +85,14 @@ def test_the_query_worker_dies_when_traj_query_is_killed(tmp_path: Path) -> None
     sql = "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT count(*) FROM r"
     cmd = [sys.executable, "-m", "trajectory.cli.main", "query", sql, "--timeout", "600", "--max-memory", "256MiB",
            "--store", str(store.loc)]
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    env = {**os.environ, "TRAJ_MARKS": "query-running"}
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True, env=env)
     try:
-        # Wait until the command has started its worker (a process of its session besides itself).
-        deadline = time.monotonic() + 120
-        others: list[int] = []
-        while time.monotonic() < deadline and not others:
-            others = [p for p in _session(proc.pid) if p != proc.pid]
-            time.sleep(0.2)
-        time.sleep(2.0)  # the worker is running the query now
+        # Killed while the worker runs the query: a worker that only notices its command is gone
+        # when it next sends (its first answer, an error) would outlive it here. One generous
+        # wait for the line, which only a hang exceeds.
+        said = _read_line(proc, 120.0)
+        assert said == "traj-mark: query-running", said
         others = [p for p in _session(proc.pid) if p != proc.pid]
         proc.kill()
         proc.wait()
@@ -101,6 +100,18 @@ def test_the_query_worker_dies_when_traj_query_is_killed(tmp_path: Path) -> None
     finally:
         if proc.poll() is None:
             proc.kill()
+        proc.stderr.close()
+
+
+def _read_line(proc: subprocess.Popen, timeout: float) -> str:
+    """The next line of ``proc``'s stderr, waiting at most ``timeout`` seconds."""
+    import selectors
+
+    with selectors.DefaultSelector() as sel:
+        sel.register(proc.stderr, selectors.EVENT_READ)
+        if not sel.select(timeout):
+            raise AssertionError(f"no line within {timeout}s")
+    return proc.stderr.readline().decode().strip()
 
 
 def _session(sid: int) -> list[int]:

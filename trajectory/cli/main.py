@@ -101,35 +101,19 @@ def _load(argv: list[str] | None = None) -> Any:
     return command
 
 
-def _release_pool_semaphores() -> None:
-    """Unlink the semaphores of a pool torn down by Ctrl-C, which os._exit would leave behind:
-    multiprocessing's resource tracker (a process of its own, on our stderr) would clean them up
-    with a warning about leaked objects. These are multiprocessing's own exit-time finalizers of
-    priority 0 and up (semaphores, queue closes), not the ones that join threads."""
-    if "multiprocessing.util" not in sys.modules:
-        return
-    from multiprocessing import util
-
-    try:
-        util._run_finalizers(0)
-    except Exception:  # noqa: BLE001 - the command is leaving after Ctrl-C; nothing to report
-        pass
-
-
 def main() -> None:
     """Entry point. Ctrl-C anywhere — while loading, parsing or running a command — ends in one
     line and exit status 130; commands say what they committed (see cli/common.py).
 
     Loading runs with Ctrl-C held: a KeyboardInterrupt raised inside a C extension's
     initialisation or inside code that typer evaluates can abort the interpreter, or leave it to
-    die of the signal after it was handled. The process ends with os._exit once its output is
-    flushed: everything that matters was cleaned up on the way out (workers stopped, temporary
-    files removed, commits whole; after a normal run, the exit hooks too, see _wind_up), and
-    the interpreter's own shutdown is where a late Ctrl-C does that kind of damage, or goes
-    unanswered.
+    die of the signal after it was handled. Once the command's answer is decided (and printed),
+    SIGINT is ignored and the process leaves through the interpreter's ordinary exit, which
+    waits for threads and runs the exit hooks (temporary folders, multiprocessing's clean-up,
+    logging) itself: a Ctrl-C then can neither cut them short nor change the status. An ignored
+    SIGINT stays ignored through the interpreter's finalisation (a Python handler would be reset
+    to the default, which dies of the signal).
     """
-    import os
-
     from trajectory.runtime import interrupts
 
     interrupts.install()
@@ -153,29 +137,14 @@ def main() -> None:
     except KeyboardInterrupt:
         code = 130
     interrupts.settle()
-    if not interrupts.signalled():
-        _wind_up()
     if interrupts.signalled():
         if not interrupts.answered():
             # Ctrl-C while loading, after the command's own handler was done, or while leaving.
             print(interrupts.answer(interrupts.last()), file=sys.stderr)
-        _release_pool_semaphores()
         code = 130
     _flush()
-    os._exit(_status(code))
-
-
-def _wind_up() -> None:
-    """What the interpreter does on its way out that matters here: wait for threads that are
-    not daemons, then run the exit hooks (temporary folders, multiprocessing's clean-up, logging).
-    The module teardown after them is left out: it takes a tenth of a second or more, during
-    which a Ctrl-C could be neither answered nor cleanly ignored; so main ends with os._exit,
-    once its answer to any Ctrl-C up to then is decided."""
-    import atexit
-    import threading
-
-    threading._shutdown()  # type: ignore[attr-defined] - what the interpreter calls first
-    atexit._run_exitfuncs()
+    interrupts.leave()
+    sys.exit(code)
 
 
 def _flush() -> None:
@@ -184,16 +153,6 @@ def _flush() -> None:
             stream.flush()
         except (OSError, ValueError):
             pass
-
-
-def _status(code: Any) -> int:
-    """The exit status sys.exit(code) gives (a message is printed, as it prints one)."""
-    if code is None:
-        return 0
-    if isinstance(code, int):
-        return code
-    print(code, file=sys.stderr)
-    return 1
 
 
 if __name__ == "__main__":

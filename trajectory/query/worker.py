@@ -99,10 +99,13 @@ def answer_batches(
     warm()
     ctx = _context()
     receive, send = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_work, args=(send, store, sql, split, version, limits), daemon=True,
+    # The worker is the fork server's child: it dies when this process closes ``alive``.
+    lifeline, alive = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_work, args=(send, lifeline, store, sql, split, version, limits), daemon=True,
                        name="traj-query")
     proc.start()
     send.close()
+    lifeline.close()
     watch = _Watch(proc, limits)
     watch.start()
     received = 0
@@ -137,6 +140,7 @@ def answer_batches(
     finally:
         watch.kill()
         receive.close()
+        alive.close()
         proc.join(5)
 
 
@@ -204,12 +208,13 @@ def _kill(proc: Any) -> None:
 
 
 # -- in the worker ------------------------------------------------------------------------
-def _work(conn: Any, store: Any, sql: str, split: str | None, version: int | None, limits: QueryLimits) -> None:
+def _work(conn: Any, lifeline: Any, store: Any, sql: str, split: str | None, version: int | None, limits: QueryLimits) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent answers Ctrl-C, by killing this
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-    from trajectory.runtime.pools import die_with_parent
+    from trajectory.runtime.marks import mark
+    from trajectory.runtime.pools import die_with
 
-    die_with_parent()
+    die_with(lifeline)
     from trajectory.errors import QueryError
     from trajectory.query.limits import STOPPED, limited_batches, memory_stop
     from trajectory.query.sql import Views, scrub_paths, unknown_table
@@ -220,6 +225,7 @@ def _work(conn: Any, store: Any, sql: str, split: str | None, version: int | Non
             with Views(store, split=split, version=version, limits=limits) as views:
                 shown = views.checked(sql)
                 conn.send(("ready", rss(os.getpid()) or 0))
+                mark("query-running")
                 parts = limited_batches(views.con, shown, limits)
                 _send(conn, "schema", next(parts).serialize())
                 for batch in parts:

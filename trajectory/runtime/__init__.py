@@ -1,3 +1,3 @@
 """The runtime room: how traj behaves as a process: Ctrl-C (interrupts.py), worker pools
-(pools.py), and disk faults as one line (diskfault.py).
+(pools.py), disk faults as one line (diskfault.py), and points a test can wait on (marks.py).
 """

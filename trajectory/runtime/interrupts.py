@@ -12,7 +12,8 @@ Two pieces, both inert unless a caller opts in:
   on Ctrl-C, prints :func:`interrupted_line`. Library callers that open no ledger record
   nothing.
 
-The CLI (and only it) also calls :func:`install`: its SIGINT handler remembers that Ctrl-C came
+The CLI (and only it) also calls :func:`install`, which makes the process's one
+:class:`Interrupts` (held in a context variable, no module state): its SIGINT handler remembers that Ctrl-C came
 before raising KeyboardInterrupt. DuckDB turns a KeyboardInterrupt that arrives during a query
 into ``RuntimeError: Query interrupted``, which code that catches errors broadly may swallow; so
 the CLI asks :func:`signalled` rather than trusting the exception's type, and a Ctrl-C that has
@@ -31,106 +32,128 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-_LEDGER: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar("traj_ledger", default=None)
+from trajectory.runtime.marks import mark
 
-# The outermost deferred section of the main thread: how deep, and whether SIGINT came.
-_held = {"depth": 0, "signalled": False}
-# The CLI's Ctrl-C (see install): whether one came, whether the command has answered it, and
-# the ledger of the last command (for a Ctrl-C that comes after its handler is done).
-_cli: dict[str, Any] = {"installed": False, "signalled": False, "answered": False, "last": []}
+_LEDGER: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar("traj_ledger", default=None)
+# The CLI's Ctrl-C (see install); None for library callers, who get only deferred and note.
+_CLI: contextvars.ContextVar[Interrupts | None] = contextvars.ContextVar("traj_interrupts", default=None)
 REDELIVER_AFTER = 0.5  # seconds
 
 
-def install() -> None:
-    """Handle SIGINT for the CLI: remember it, raise KeyboardInterrupt, deliver it again until
-    the command answers it (:func:`answered`)."""
-    _cli["installed"] = True
-    signal.signal(signal.SIGINT, _on_sigint)
-    sys.unraisablehook = _quiet_unraisable(sys.unraisablehook)
-    # After Ctrl-C, an event loop that a library runs (inspect-ai reads logs in asyncio.run)
-    # logs its tasks' KeyboardInterrupt as it shuts down: a traceback on the way out, though
-    # the command answers the interrupt in its one line. Those records go, and only those.
-    import logging
+class Interrupts:
+    """The CLI's Ctrl-C in one process: whether one came, whether the command has answered it,
+    whether the process is leaving, and the ledger of the last command (for a Ctrl-C that
+    comes after its handler is done). Made by :func:`install`, from main()."""
 
-    logging.getLogger("asyncio").addFilter(lambda record: not _cli["signalled"])
+    def __init__(self) -> None:
+        self.signalled = False
+        self.answered = False
+        self.leaving = False
+        self.last: list[str] = []
+        self.lock = threading.Lock()
 
-
-def _came() -> None:
-    if _cli["installed"] and not _cli["signalled"]:
-        _cli["signalled"] = True
+    def came(self) -> None:
+        if self.signalled:
+            return
+        self.signalled = True
+        if self.leaving:  # nothing left to interrupt; the interpreter may be past starting threads
+            return
         # Likewise a coroutine the interrupt stopped before it was awaited (inspect-ai's
         # read_eval_log_async) is reported as it is collected: not a fault of the command.
         import warnings
 
         warnings.filterwarnings("ignore", message=r"coroutine .* was never awaited", category=RuntimeWarning)
-        threading.Thread(target=_redeliver, daemon=True).start()
+        threading.Thread(target=self.redeliver, daemon=True).start()
 
+    def quiet_unraisable(self, hook: Callable[[Any], None]) -> Callable[[Any], None]:
+        """Python reports an exception it cannot raise (in a weakref callback, a ``__del__``)
+        on stderr. A Ctrl-C can land there: its KeyboardInterrupt is then such an exception,
+        though the handler has recorded the interrupt, which is delivered again until the
+        command answers it. Likewise a Ctrl-C that finds SIGINT ignored by the time Python runs
+        its handler (the command is leaving) is reported as ignored "due to race condition";
+        it is recorded instead. Every other report goes to ``hook``."""
 
-def _quiet_unraisable(hook: Callable[[Any], None]) -> Callable[[Any], None]:
-    """Python reports an exception it cannot raise (in a weakref callback, a ``__del__``) on
-    stderr. A Ctrl-C can land there: its KeyboardInterrupt is then such an exception, though
-    the handler has recorded the interrupt, which is delivered again until the command answers
-    it. Likewise a Ctrl-C that finds SIGINT ignored by the time Python runs its handler (the
-    command is tearing down or leaving) is reported as ignored "due to race condition"; it is
-    recorded instead. Every other report goes to ``hook``."""
-
-    def quiet(unraisable: Any) -> None:
-        exc = unraisable.exc_value
-        if isinstance(exc, KeyboardInterrupt) and _cli["signalled"]:
-            return
-        if isinstance(exc, OSError) and f"Signal {int(signal.SIGINT)} ignored" in str(exc):
-            _came()
-            return
-        hook(unraisable)
-
-    return quiet
-
-
-def _on_sigint(signum: int, frame: Any) -> None:
-    _came()
-    raise KeyboardInterrupt
-
-
-_ANSWER_LOCK = threading.Lock()
-
-
-def _redeliver() -> None:
-    while True:
-        time.sleep(REDELIVER_AFTER)
-        with _ANSWER_LOCK:
-            if _cli["answered"]:
+        def quiet(unraisable: Any) -> None:
+            exc = unraisable.exc_value
+            if isinstance(exc, KeyboardInterrupt) and self.signalled:
                 return
-            _thread.interrupt_main()  # a no-op while SIGINT is ignored (tearing down)
+            if isinstance(exc, OSError) and f"Signal {int(signal.SIGINT)} ignored" in str(exc):
+                self.came()
+                return
+            hook(unraisable)
+
+        return quiet
+
+    def on_sigint(self, signum: int, frame: Any) -> None:
+        self.came()
+        raise KeyboardInterrupt
+
+    def record(self, signum: int, frame: Any) -> None:
+        # No redelivery: nothing is left to interrupt.
+        self.signalled = True
+
+    def redeliver(self) -> None:
+        while True:
+            time.sleep(REDELIVER_AFTER)
+            with self.lock:
+                if self.answered:
+                    return
+                _thread.interrupt_main()  # a no-op while SIGINT is ignored (tearing down)
+
+
+def install() -> Interrupts:
+    """Handle SIGINT for the CLI: remember it, raise KeyboardInterrupt, deliver it again until
+    the command answers it (:func:`answer`)."""
+    state = Interrupts()
+    _CLI.set(state)
+    signal.signal(signal.SIGINT, state.on_sigint)
+    sys.unraisablehook = state.quiet_unraisable(sys.unraisablehook)
+    # After Ctrl-C, an event loop that a library runs (inspect-ai reads logs in asyncio.run)
+    # logs its tasks' KeyboardInterrupt as it shuts down: a traceback on the way out, though
+    # the command answers the interrupt in its one line. Those records go, and only those.
+    import logging
+
+    logging.getLogger("asyncio").addFilter(lambda record: not state.signalled)
+    return state
 
 
 def settle() -> None:
     """From now on a Ctrl-C is only recorded, never raised: the command is leaving, and the CLI
     decides at the very end whether it answers one. A Ctrl-C that comes while this is being put
     in place raises here once, and is recorded like any other."""
+    state = _CLI.get()
+    if state is None:
+        return
+    state.leaving = True
     while True:
         try:
-            signal.signal(signal.SIGINT, _record_sigint)
+            signal.signal(signal.SIGINT, state.record)
             return
         except KeyboardInterrupt:
             continue
 
 
-def _record_sigint(signum: int, frame: Any) -> None:
-    # No redelivery: nothing is left to interrupt (and the interpreter may be past starting
-    # threads).
-    if _cli["installed"]:
-        _cli["signalled"] = True
+def leave() -> None:
+    """Ignore SIGINT for good: the command's answer is decided and printed, and the process
+    leaves through the interpreter's ordinary exit, which keeps an ignored SIGINT ignored (one
+    still on its way when this is put in place is reported as ignored "due to race condition";
+    the CLI's hook records it instead, see Interrupts.quiet_unraisable)."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def signalled() -> bool:
     """Whether Ctrl-C came (CLI only; see the module docstring)."""
-    return bool(_cli["signalled"])
+    state = _CLI.get()
+    return state is not None and state.signalled
 
 
 def answer(entries: list[str]) -> str:
     """Mark the Ctrl-C answered (no more redelivery, further ones ignored); the line to print."""
-    with _ANSWER_LOCK:
-        _cli["answered"] = True
+    state = _CLI.get()
+    if state is not None:
+        with state.lock:
+            state.answered = True
     if threading.current_thread() is threading.main_thread():
         # A handler that does nothing rather than SIG_IGN: a redelivery already on its way is
         # then swallowed quietly (Python reports one that finds SIGINT ignored).
@@ -139,16 +162,20 @@ def answer(entries: list[str]) -> str:
 
 
 def answered() -> bool:
-    return bool(_cli["answered"])
+    state = _CLI.get()
+    return state is not None and state.answered
 
 
 def remember(entries: list[str]) -> None:
     """Keep a finished command's ledger, for a Ctrl-C that arrives after it returned."""
-    _cli["last"] = list(entries)
+    state = _CLI.get()
+    if state is not None:
+        state.last = list(entries)
 
 
 def last() -> list[str]:
-    return list(_cli["last"])
+    state = _CLI.get()
+    return [] if state is None else list(state.last)
 
 
 def note(what: str) -> None:
@@ -156,6 +183,7 @@ def note(what: str) -> None:
     entries = _LEDGER.get()
     if entries is not None:
         entries.append(what)
+    mark("committed")  # a test's Ctrl-C sent now comes after a whole commit
 
 
 @contextlib.contextmanager
@@ -176,34 +204,33 @@ def interrupted_line(entries: list[str]) -> str:
     return "interrupted: committed " + "; ".join(entries) + "; nothing else written"
 
 
+class _Hold:
+    """The SIGINT handler of a deferred section: it notes the Ctrl-C for the section's end."""
+
+    def __init__(self) -> None:
+        self.came = False
+
+    def __call__(self, signum: int, frame: Any) -> None:
+        self.came = True
+        state = _CLI.get()
+        if state is not None:
+            state.came()
+
+
 @contextlib.contextmanager
 def deferred() -> Iterator[None]:
     """Hold SIGINT until the end of the section (see the module docstring)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
+    if threading.current_thread() is not threading.main_thread() or isinstance(signal.getsignal(signal.SIGINT), _Hold):
+        yield  # no signals here, or inside a section already holding them
         return
-    if _held["depth"]:
-        _held["depth"] += 1
-        try:
-            yield
-        finally:
-            _held["depth"] -= 1
-        return
-
-    def hold(signum: int, frame: Any) -> None:
-        _held["signalled"] = True
-        _came()
-
+    hold = _Hold()
     previous = signal.signal(signal.SIGINT, hold)
-    _held["depth"], _held["signalled"] = 1, False
     try:
         yield
     finally:
-        _held["depth"] = 0
         signal.signal(signal.SIGINT, previous)
-        came, _held["signalled"] = _held["signalled"], False
     # Only when the section ended normally: an exception already on its way wins.
-    if came:
+    if hold.came:
         raise KeyboardInterrupt
 
 

@@ -153,3 +153,17 @@ def die_with_parent(parent: int | None = None, *, by_signal: bool = True) -> Non
             os._exit(1)
 
         threading.Thread(target=watch, daemon=True, name="traj-parent-watch").start()
+
+
+def die_with(lifeline: Any) -> None:
+    """Make this worker die when the process holding the other end of ``lifeline`` (the read
+    end of a one-way pipe whose write end only that process holds, and never writes to) ends,
+    whatever kills it. For a worker whose parent is not the process it works for: a forked
+    server's child outlives the process that asked for it, and holds the server's own lifeline
+    open, so neither would end (the kernel's parent-death signal follows the server)."""
+
+    def watch() -> None:
+        lifeline.poll(None)  # readable only at end of file: the holder is gone
+        os._exit(1)  # from a thread: nothing of this worker's is left to clean up
+
+    threading.Thread(target=watch, daemon=True, name="traj-lifeline").start()
