@@ -22,8 +22,9 @@ from typing import Any, TypeVar
 T = TypeVar("T")
 
 #: Distinct texts one memo keeps per kind of reading before it starts again: bounded, so that a
-#: pass over a store whose screens never repeat does not keep every one of them.
-LIMIT = 1 << 15
+#: pass over a store whose screens never repeat does not keep every one of them (a scan of a
+#: long screen holds ~13 KB: 4,096 of them are ~50 MB per judging process).
+LIMIT = 1 << 12
 
 
 class TextMemo:
