@@ -22,7 +22,7 @@ def test_replay_of_a_plus_b_equals_replay_of_a_continued_with_b(run: list[ev.Eve
     assert replay(run) == replay(b, start=replay(a))
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(run=runs(), cut=st.tuples(st.integers(-14, 14), st.integers(-14, 14)))
 def test_screens_as_columns_are_the_tuple_of_their_screens(run: list[ev.Event], cut: tuple[int, int]) -> None:
     # The fold's screens are columns (replay.state.Screens); as a sequence they are the tuple of
