@@ -2,7 +2,8 @@
 
 ``python -m benchmarks.device_judge [--runs 1500] [--verdicts FILE]`` builds the held-out-style
 device corpus (``corpus.generate``, ~90 events a run), replays every run with the fold, warms the
-imports on 20 runs, clears the judges' caches and times judging every run (wall and CPU seconds).
+imports on 20 runs, clears the matchers' caches and times judging every run in one memo, as a pass
+does (wall and CPU seconds).
 No store, no DuckDB: what judge code changes cost, without what `traj judge` adds around it.
 ``--verdicts`` writes the verdicts as JSON Lines, to compare two versions of the judge code.
 """
@@ -31,7 +32,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--verdicts", help="write the verdicts here (JSON Lines)")
     a = p.parse_args(argv)
     import judges.matchers
-    import judges.screens
+    from judges.memo import TextMemo, reading
 
     runs: dict[str, list[ev.Event]] = defaultdict(list)
     for line in corpus.generate(a.runs, a.events_per_run, a.seed, names=("device",)):
@@ -41,13 +42,14 @@ def main(argv: list[str] | None = None) -> None:
     resolver, versions = SuiteResolver(), {}
     for s in states[:20]:
         judge_state(resolver, s, None, versions)
-    for module in (judges.screens, judges.matchers):
-        for name in dir(module):
-            clear = getattr(getattr(module, name), "cache_clear", None)
-            if clear is not None:
-                clear()
+    for name in dir(judges.matchers):
+        clear = getattr(getattr(judges.matchers, name), "cache_clear", None)
+        if clear is not None:
+            clear()
+    # As in a pass: the texts read are remembered in a memo of its own (judges.memo).
     wall, cpu = time.perf_counter(), time.process_time()
-    verdicts = [judge_state(resolver, s, None, versions)[0] for s in states]
+    with reading(TextMemo()):
+        verdicts = [judge_state(resolver, s, None, versions)[0] for s in states]
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     events = sum(len(v) for v in runs.values())
     print(f"{len(states)} device runs ({events} events) judged in {wall:.2f} s wall, {cpu:.2f} s CPU")

@@ -68,6 +68,12 @@ _PERIOD_TAIL_RE = re.compile(
 _WS_RE = re.compile(r"\s+")
 # U+2212 MINUS SIGN and the dashes survive NFKC; "−3" and "–3" mean -3.
 _EXTRA_FOLD = str.maketrans({"\u2212": "-", "\u2013": "-", "\u2010": "-", "\u2011": "-", "\u2012": "-"})
+# What each step of fold() changes, looked for first: a text without any is left as it is
+# (the step would give it back unchanged), at a fraction of the cost of the step itself.
+_TO_TRANSLATE_RE = re.compile("[" + re.escape("".join(map(chr, {**_EXTRA_FOLD, **L.TRADITIONAL}))) + "]")
+_TO_SQUEEZE_RE = re.compile(r"[^\S ]|  ")
+_NUMERAL_CHAR_RE = re.compile(f"[{L.NUMERAL_CHARS}]")
+_MAY_GROUP_RE = re.compile(r"\d[ '’]\d{3}")  # within every match of _GROUPED_RE
 
 # English number words before a clock or duration word ("two hours", "seven o'clock", "ten
 # past six", "seven thirty pm"). Elsewhere a word like "one" is not a number.
@@ -356,10 +362,14 @@ def fold(text: object) -> str:
     """
     if not isinstance(text, str):
         return ""
-    s = unicodedata.normalize("NFKC", text).translate(_EXTRA_FOLD).translate(L.TRADITIONAL)
+    s = unicodedata.normalize("NFKC", text)
+    if _TO_TRANSLATE_RE.search(s):
+        s = s.translate(_EXTRA_FOLD).translate(L.TRADITIONAL)
     # A line break stays one: the lines of a list are its items (- 07:00（已关闭）\n- 08:00).
-    s = _WS_RE.sub(lambda m: "\n" if "\n" in m.group(0) else " ", s).strip()
-    if " " in s or "'" in s or "’" in s:
+    if _TO_SQUEEZE_RE.search(s):
+        s = _WS_RE.sub(lambda m: "\n" if "\n" in m.group(0) else " ", s)
+    s = s.strip()
+    if _MAY_GROUP_RE.search(s):
         s = _GROUPED_RE.sub(lambda m: re.sub(r"[ '’]", ",", m.group(0)), s)
     s = _CAPITAL_RE.sub(lambda m: m.group(0).translate(_CAPITAL).replace("億", "亿").replace("萬", "万"), s)
     if re.search(r"[a-zA-Z]", s):
@@ -370,8 +380,8 @@ def fold(text: object) -> str:
         s = _CURRENCY_RE.sub(r"\1 ", s)
     if "负" in s or "零下" in s:
         s = _MINUS_WORD_RE.sub("-", s)
-    if not any(ch in L.NUMERAL_CHARS for ch in s):
-        return _KUAI_RE.sub(r"\1.\2元", s)
+    if not _NUMERAL_CHAR_RE.search(s):
+        return _KUAI_RE.sub(r"\1.\2元", s) if "块" in s else s
     # 百分之五十 → 五十% before the runs are read, so the percent reads like "50%".
     s = _PERCENT_RE.sub(lambda m: m.group(1) + "%", s)
     out: list[str] = []

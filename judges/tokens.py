@@ -47,12 +47,12 @@ from typing import Any
 
 from . import dates as D
 from . import lexicon as L
+from .memo import once
 from .numerals import fold
 from .retractions import corrections, list_markers, struck
 from .times import find_durations, find_times
 
 __all__ = ["Token", "Clause", "Scan", "scan", "fold", "asserted_in", "KINDS"]
-
 KINDS = ("number", "time", "duration", "date", "version")
 
 
@@ -596,5 +596,5 @@ def _value_key(t: Token) -> object:
 
 
 def scan(text: object) -> Scan:
-    """Read a text once: folded text, clauses, and every value in it (see the module docstring)."""
-    return Scan(text)
+    """Read a text: folded text, clauses, every value (module doc); once per text in a pass (judges.memo)."""
+    return once("scan", text, Scan)

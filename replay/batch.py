@@ -4,8 +4,10 @@ The per-run fold decodes every event and folds it in Python. Most events of a lo
 steps and screen reads that a judge never looks at one by one, so this path lets DuckDB group
 and aggregate the typed columns of the events table (counts, token and time totals, the final
 answer, the sheet's operations, the screens) and builds Python objects only for what a judge
-declared it reads (:class:`Reads`); screens and steps come as JSON that msgspec decodes into
-their structs in one call per run. Only the events that must be decoded whole — the start and
+declared it reads (:class:`Reads`); steps come as JSON that msgspec decodes into their
+structs in one call per run, screens as the JSON of their columns (seqs, texts, apps) that
+msgspec decodes into plain lists: a run's screens are :class:`replay.state.Screens`, whose
+routes and images are decoded only when a check takes a screen whole. Only the events that must be decoded whole — the start and
 finish, the rarer kinds (state changes, questions, cards, takeovers, probes, judgements), the
 step details a judge reads — are read from the events' JSON (:func:`detail_sql`), so the
 large column of whole events is read for a few percent of the rows.
@@ -28,7 +30,7 @@ from trajectory.columns import declaration
 from msgspec.structs import replace
 
 from .fold import effect, finish_fields, start_fields
-from .state import RunState, Screen, Sheet, Step, Totals
+from .state import RunState, Screen, ScreenRest, Screens, Sheet, Step, Totals
 
 
 class Reads(Struct, frozen=True, kw_only=True):
@@ -79,19 +81,39 @@ def _pack(kind: str, decl: Any) -> str:
     return "struct_pack(seq := seq, " + ", ".join(cols) + ")"
 
 
-def _screen_json(decl: Any) -> str:
-    """One screen read as the JSON object of a :class:`Screen`, from its typed columns. A
-    small object whose columns are all null is null here: whether it was given at all is read
-    from the event itself (see detail_sql)."""
-    parts = ["seq := seq"]
+def _screen_fields(decl: Any) -> dict[str, str]:
+    """Each field of a :class:`Screen` as an expression over the typed columns. A small object
+    whose columns are all null is null here: whether it was given at all is read from the
+    event itself (see detail_sql)."""
+    fields = {"seq": "seq"}
     for c in decl.kind_columns("screen_read"):
         for k, path in c.sources:
             if k == "screen_read" and len(path) == 1 and path[0] in Screen.__struct_fields__:
-                parts.append(f"{path[0]} := {c.name}")
+                fields[path[0]] = c.name
     for field, members in _objects("screen_read", decl).items():
         pack = ", ".join(f"{key} := {col}" for col, key in members)
-        parts.append(f"{field} := CASE WHEN {_all_null(members)} THEN NULL ELSE struct_pack({pack}) END")
-    return "struct_pack(" + ", ".join(parts) + ")"
+        fields[field] = f"CASE WHEN {_all_null(members)} THEN NULL ELSE struct_pack({pack}) END"
+    return fields
+
+
+#: The screens' columns that :class:`Screens` holds as plain tuples; every other field of a
+#: screen travels in ``rest``, for the screens that have any of it.
+SCREEN_COLUMNS = ("seq", "text", "app")
+
+
+def _screens_json(decl: Any, where: str) -> str:
+    """A run's screens (the screen reads that ``where`` keeps) as the JSON of their columns:
+    ``{"seq": [...], "text": [...], "app": [...], "rest": [{seq, route, image}, ...]}``, each
+    list in seq order, ``rest`` only for the screens that have a route or an image. msgspec
+    decodes the columns into lists of plain values, and ``rest`` only if a Screen is built."""
+    fields = _screen_fields(decl)
+    screen = f"FILTER (WHERE kind = 'screen_read' AND {where})"
+    cols = [f"{name} := list({fields[name]} ORDER BY seq) {screen}" for name in SCREEN_COLUMNS]
+    others = [name for name in fields if name not in SCREEN_COLUMNS]
+    given = " OR ".join(f"({fields[name]}) IS NOT NULL" for name in others) or "FALSE"
+    pack = "struct_pack(seq := seq, " + ", ".join(f"{name} := {fields[name]}" for name in others) + ")"
+    rest = f"rest := list({pack} ORDER BY seq) FILTER (WHERE kind = 'screen_read' AND {where} AND ({given}))"
+    return "to_json(struct_pack(" + ", ".join([*cols, rest]) + "))"
 
 
 def _suites_where(reads: Reads | dict[str, Reads], test: Any) -> str:
@@ -107,7 +129,8 @@ def batch_sql(reads: Reads | dict[str, Reads], source: str = "events", decl: Any
     ``reads``: one :class:`Reads` for every run, or one per suite name (runs of a suite not in
     the mapping read nothing optional). The screens and steps of each run are aggregated only
     as far as its own suite reads them; :func:`build_state` takes the run's own ``Reads``.
-    Screens and steps come as JSON text that msgspec decodes straight into their structs.
+    Steps come as JSON text that msgspec decodes straight into their structs, screens as the
+    JSON of their columns (``_screens_json``).
     The columns come from the event declaration (trajectory/columns.py; ``decl``: another
     declaration than the module's, for tests). ``where``: which events (runs) to read.
     """
@@ -120,9 +143,7 @@ def batch_sql(reads: Reads | dict[str, Reads], source: str = "events", decl: Any
         "arg_max(struct_pack(seq := seq, " + ", ".join(f"{key} := {c}" for c, key in route) + "), seq) "
         f"FILTER (WHERE kind = 'screen_read' AND ({given}))"
     )
-    screens = (
-        f"to_json(list({_screen_json(decl)} ORDER BY seq) FILTER (WHERE kind = 'screen_read' AND {screens_where}))"
-    )
+    screens = _screens_json(decl, screens_where)
     steps = (
         "to_json(list(struct_pack(seq := seq, action := action) ORDER BY seq) "
         f"FILTER (WHERE kind = 'step_taken' AND {steps_where}))"
@@ -205,7 +226,18 @@ _q = sql_str
 
 _decode = ev.DECODER.decode
 _value_decoder = msgspec.json.Decoder()
-_SCREENS = msgspec.json.Decoder(tuple[Screen, ...])
+
+
+class _ScreenColumns(Struct):
+    """The JSON of a run's screens (see _screens_json); ``rest`` stays undecoded."""
+
+    seq: list[int] | None = None
+    text: list[str] | None = None
+    app: list[str | None] | None = None
+    rest: msgspec.Raw = msgspec.Raw(b"null")
+
+
+_SCREENS = msgspec.json.Decoder(_ScreenColumns)
 _SCREEN = msgspec.json.Decoder(Screen)
 _STEPS = msgspec.json.Decoder(tuple[Step, ...])
 _STEP = msgspec.json.Decoder(Step)
@@ -253,13 +285,15 @@ def build_state(row: dict[str, Any], reads: Reads = ALL, details: Sequence[Detai
     for seq, screen in fixed.items():
         if screen.route is not None and seq > route_seq:
             route, route_seq = screen.route, seq
-    screens: tuple[Screen, ...] = ()
+    screens = Screens()
     if reads.screens != 0 and row["screens"]:
-        screens = _SCREENS.decode(row["screens"])
-        if fixed:
-            screens = tuple(fixed.get(s.seq, s) for s in screens)
-        if reads.screens > 0:
-            screens = screens[-reads.screens :]
+        got = _SCREENS.decode(row["screens"])
+        if got.seq:
+            # A screen decoded whole from its event (fixed) holds its route and image as given.
+            rest = {seq: ScreenRest(seq=seq, route=f.route, image=f.image) for seq, f in fixed.items()}
+            screens = Screens(got.seq, got.text or (), got.app or (), later=(got.rest, rest))
+            if reads.screens > 0:
+                screens = screens[-reads.screens :]
     steps: tuple[Step, ...]
     if reads.steps and row["steps"]:
         steps = _STEPS.decode(row["steps"])

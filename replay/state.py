@@ -8,9 +8,12 @@ state, and lets ``state_at`` and the full replay share structure safely.
 from __future__ import annotations
 
 import datetime as _dt
-from typing import Any
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any, overload
 
+import msgspec
 from msgspec import Struct, defstruct, field
+from msgspec.structs import force_setattr
 
 from trajectory import events as ev
 from trajectory.columns import declaration
@@ -25,6 +28,106 @@ class Screen(Struct, frozen=True, kw_only=True):
     app: str | None = None
     route: Route | None = None
     image: str | None = None
+
+
+class ScreenRest(Struct, frozen=True, kw_only=True):
+    """What a screen read holds besides its seq, text and app: kept apart by :class:`Screens`,
+    for the screens that have any of it."""
+
+    seq: int
+    route: Route | None = None
+    image: str | None = None
+
+
+# A field added to Screen is a column of Screens or a field of ScreenRest, never lost between.
+assert set(Screen.__struct_fields__) == {"text", "app"} | set(ScreenRest.__struct_fields__)
+
+_RESTS = msgspec.json.Decoder(list[ScreenRest] | None)
+
+
+class Screens(Sequence[Screen]):
+    """A run's screen reads as columns, in the order the agent saw them: ``seqs``, ``texts``
+    and ``apps``, what the checks that search screens read (``screen_has``, grounding), as
+    plain tuples. A :class:`Screen` is built only for a screen taken whole (indexing,
+    iterating); its other fields (:class:`ScreenRest`: route, image) are kept by seq for the
+    screens that have any. The batch path hands those in as JSON (``later``, with the screens
+    it decoded from their events), decoded the first time a Screen is built; a check that reads
+    the columns never decodes them. Equal to any sequence of the same screens, as the tuple of
+    screens it replaces was.
+    """
+
+    __slots__ = ("seqs", "texts", "apps", "_rest", "_later")
+
+    def __init__(
+        self,
+        seqs: Sequence[int] = (),
+        texts: Sequence[str] = (),
+        apps: Sequence[str | None] = (),
+        rest: dict[int, ScreenRest] | None = None,
+        later: tuple[Any, dict[int, ScreenRest]] | None = None,
+    ):
+        self.seqs: tuple[int, ...] = tuple(seqs)
+        self.texts: tuple[str, ...] = tuple(texts)
+        self.apps: tuple[str | None, ...] = tuple(apps)
+        self._rest = rest if rest is not None else {}
+        self._later = later
+
+    @classmethod
+    def of(cls, screens: Iterable[Screen]) -> Screens:
+        """The columns of these screens."""
+        if isinstance(screens, Screens):
+            return screens
+        screens = tuple(screens)
+        rest = {s.seq: ScreenRest(seq=s.seq, route=s.route, image=s.image) for s in screens
+                if s.route is not None or s.image is not None}
+        return cls([s.seq for s in screens], [s.text for s in screens], [s.app for s in screens], rest)
+
+    def rest(self) -> dict[int, ScreenRest]:
+        """The other fields by seq (decoded now, if the batch path handed them in as JSON)."""
+        if self._later is not None:
+            data, fixed = self._later
+            rest = {r.seq: r for r in (_RESTS.decode(data) if data else None) or ()}
+            rest.update(fixed)
+            self._rest, self._later = rest, None
+        return self._rest
+
+    def __len__(self) -> int:
+        return len(self.seqs)
+
+    @overload
+    def __getitem__(self, i: int) -> Screen: ...
+    @overload
+    def __getitem__(self, i: slice) -> Screens: ...
+    def __getitem__(self, i: int | slice) -> Screen | Screens:
+        if isinstance(i, slice):
+            return Screens(self.seqs[i], self.texts[i], self.apps[i], self._rest, self._later)
+        seq = self.seqs[i]
+        r = self.rest().get(seq)
+        if r is None:
+            return Screen(seq=seq, text=self.texts[i], app=self.apps[i])
+        return Screen(seq=seq, text=self.texts[i], app=self.apps[i], route=r.route, image=r.image)
+
+    def __iter__(self) -> Iterator[Screen]:
+        return (self[i] for i in range(len(self.seqs)))
+
+    def __add__(self, more: Iterable[Screen]) -> Screens:
+        more = Screens.of(more)
+        return Screens(self.seqs + more.seqs, self.texts + more.texts, self.apps + more.apps,
+                       {**self.rest(), **more.rest()})
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, (Screens, tuple, list)):
+            return NotImplemented
+        return tuple(self) == tuple(other)
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return f"Screens({tuple(self)!r})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Screens, (self.seqs, self.texts, self.apps, self.rest()))
 
 
 class Step(Struct, frozen=True, kw_only=True):
@@ -117,7 +220,7 @@ class RunState(Struct, frozen=True, kw_only=True):
     route: Route | None = None
     sheet: Sheet = field(default_factory=Sheet)
     answer: str | None = None
-    screens: tuple[Screen, ...] = ()
+    screens: Screens = field(default_factory=Screens)  # any sequence of Screen given becomes Screens
     steps: tuple[Step, ...] = ()
     questions: tuple[Question, ...] = ()
     confirmations: tuple[Confirmation, ...] = ()
@@ -133,6 +236,10 @@ class RunState(Struct, frozen=True, kw_only=True):
     error: str | None = None
     skip_reason: str | None = None
     metrics: dict[str, Any] | None = None
+
+    def __post_init__(self) -> None:
+        if type(self.screens) is not Screens:
+            force_setattr(self, "screens", Screens.of(self.screens))
 
     @property
     def finished(self) -> bool:
@@ -155,5 +262,5 @@ class RunState(Struct, frozen=True, kw_only=True):
                 return j
         return None
 
-    def last_screens(self, n: int) -> tuple[Screen, ...]:
-        return self.screens[-n:] if n > 0 else ()
+    def last_screens(self, n: int) -> Screens:
+        return self.screens[-n:] if n > 0 else self.screens[:0]

@@ -47,6 +47,7 @@ from typing import Any
 from judges import dates as D
 from judges.claims import outclaimed
 from judges.matchers import asserted_at, phrase_hits, phrase_spans, whole_at
+from judges.memo import once
 from judges.screens import clocks, folded, scanned
 from judges.lexicon import DISCOUNT_WORDS
 from judges.tokens import QUOTE_RE, fold, scan
@@ -298,6 +299,12 @@ class Items:
 
 
 Tokens = Items  # the name this class had before the shared tokenizer
+
+
+def items_of(text: str, *, items: bool) -> Items:
+    """``Items(text, items=items)``, once per distinct text in a judging pass (judges.memo):
+    the last screens of a task's runs and the answers they give repeat across runs."""
+    return once("items" if items else "screen-items", text, lambda t: Items(t, items=items))
 
 
 def _same_version(a: tuple[int, ...], b: tuple[int, ...]) -> bool:

@@ -103,8 +103,9 @@ def handed_to_user(task: Task, state: RunState) -> str | None:
     takeover = state.takeovers[-1]
     if takeover.reason not in accepted:
         return None
-    before = [s for s in state.screens if s.seq < takeover.seq]
-    screen = fold(before[-1].text) if before else ""
+    screens = state.screens
+    before = [i for i, seq in enumerate(screens.seqs) if seq < takeover.seq]
+    screen = fold(screens.texts[before[-1]]) if before else ""
     if not (LOGIN_BOX_RE.search(screen) or CAPTCHA_RE.search(screen)):
         return None
     return takeover.reason

@@ -25,7 +25,7 @@ from judges.tokens import asserted_in, fold
 from replay.state import RunState
 
 from . import capabilities as caps
-from .checks import Items, _field_shows, _show, _shows_text, _sub_any, claimed, final_answer, substitute, whole_spans
+from .checks import _field_shows, _show, _shows_text, _sub_any, claimed, final_answer, items_of, substitute, whole_spans
 
 
 class Given(msgspec.Struct, frozen=True, kw_only=True):
@@ -215,17 +215,17 @@ def answer_grounded(check: AnswerGrounded, state: RunState, name: str = "answer_
     expected = {"minItems": check.minItems, "window": check.window}
     if answer is None:
         return Check(name=name, passed=False, expected=expected, actual=None, reason="no final answer")
-    items = Items(answer, items=True).items()
-    last = state.last_screens(check.window)
-    read: dict[int, Items] = {}
+    items = items_of(answer, items=True).items()
+    texts = state.last_screens(check.window).texts
+    read: dict[int, Any] = {}
 
     def on_a_screen(kind: str, value: Any) -> bool:
         # Newest first, and each screen read (scanned) only when an item needs it: the last
         # screen usually shows the answer, and whether any screen shows an item is the same in
         # any order (Items is a pure function of the text).
-        for i in reversed(range(len(last))):
+        for i in reversed(range(len(texts))):
             if i not in read:
-                read[i] = Items(last[i].text, items=False)
+                read[i] = items_of(texts[i], items=False)
             if read[i].grounds(kind, value):
                 return True
         return False
@@ -247,21 +247,23 @@ def answer_grounded(check: AnswerGrounded, state: RunState, name: str = "answer_
 def screen_has(
     check: ScreenHas, state: RunState, table: Mapping[str, tuple[str, ...]], name: str = "screen_has"
 ) -> Check:
-    in_text = [s for s in state.screens if _shows_text(check.text, s.text)]
+    # The screens' columns, searched as they are: no Screen object is built for a search.
+    screens = state.screens
+    in_text = [i for i, text in enumerate(screens.texts) if _shows_text(check.text, text)]
     if check.packageName is None:
         hits = in_text
     else:
-        hits = [s for s in in_text if caps.package_matches(check.packageName, s.app, table)]
+        hits = [i for i in in_text if caps.package_matches(check.packageName, screens.apps[i], table)]
     ok = bool(hits)
     expected: Any = check.text if check.packageName is None else {"text": check.text, "packageName": check.packageName}
     if ok:
         reason = ""
     elif in_text:
-        apps = sorted({s.app or "?" for s in in_text})
+        apps = sorted({screens.apps[i] or "?" for i in in_text})
         reason = f"{check.text!r} was on screen only in {', '.join(apps)}, not {check.packageName}"
     else:
         reason = f"no screen read contains {check.text!r}"
-    return Check(name=name, passed=ok, expected=expected, actual=hits[0].seq if hits else None, reason=reason)
+    return Check(name=name, passed=ok, expected=expected, actual=screens.seqs[hits[0]] if hits else None, reason=reason)
 
 
 def asked_user(check: AskedUser, state: RunState, name: str = "asked_user") -> Check:

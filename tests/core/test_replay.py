@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from replay import ReplayError, apply, replay, state_at, view
 from replay.patch import PatchError, apply_patch
+from replay.state import RunState, Screens
 from trajectory import events as ev
 
 from strategies import runs
@@ -19,6 +20,25 @@ def test_replay_of_a_plus_b_equals_replay_of_a_continued_with_b(run: list[ev.Eve
     cut = min(cut, len(run))
     a, b = run[:cut], run[cut:]
     assert replay(run) == replay(b, start=replay(a))
+
+
+@settings(max_examples=40, deadline=None)
+@given(run=runs(), cut=st.tuples(st.integers(-14, 14), st.integers(-14, 14)))
+def test_screens_as_columns_are_the_tuple_of_their_screens(run: list[ev.Event], cut: tuple[int, int]) -> None:
+    # The fold's screens are columns (replay.state.Screens); as a sequence they are the tuple of
+    # Screen objects they replace: the same items, slices, equality, hash and pickle.
+    import pickle
+
+    screens = replay(run).screens if run else Screens()
+    whole = tuple(screens)
+    assert len(screens) == len(whole) and list(screens.texts) == [s.text for s in whole]
+    assert screens == whole and whole == screens and hash(screens) == hash(Screens.of(whole))
+    assert tuple(screens[cut[0] : cut[1]]) == whole[cut[0] : cut[1]]
+    assert screens[: len(whole) // 2] + whole[len(whole) // 2 :] == screens
+    assert pickle.loads(pickle.dumps(screens)) == screens
+    # A RunState given a plain tuple of screens (tests, suites' own matrices) holds them as columns.
+    state = RunState(run_id="r", screens=whole)
+    assert type(state.screens) is Screens and state.screens == whole
 
 
 @settings(max_examples=100, deadline=None)

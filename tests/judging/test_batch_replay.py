@@ -28,7 +28,26 @@ def test_batch_path_equals_the_fold(tmp_path_factory, data) -> None:
     ingest_bytes(store, b"\n".join(ev.encode(e) for run in data for e in run), "x")
     got = batch_states(store)
     for run in data:
+        lazy, fold = got[run[0].run_id].screens, replay(run).screens
+        # The columns a check searches, read before any screen is built whole (their routes
+        # and images are still undecoded JSON here), are the fold's.
+        assert (lazy.seqs, lazy.texts, lazy.apps) == (fold.seqs, fold.texts, fold.apps)
         assert got[run[0].run_id] == replay(run)
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(run=runs(min_size=2, max_size=12), cut=st.tuples(st.integers(-14, 14), st.integers(-14, 14)))
+def test_lazy_screens_slice_and_index_as_the_fold_s(tmp_path_factory, run, cut) -> None:
+    # A slice of the batch path's screens taken before their routes and images are decoded
+    # (what Reads(screens=n) and last_screens do) holds the fold's screens of that slice, each
+    # one whole; so does every screen taken by index.
+    store = Store(tmp_path_factory.mktemp("b") / "s")
+    ingest_bytes(store, b"\n".join(ev.encode(e) for e in run), "x")
+    lazy, fold = batch_states(store)[run[0].run_id].screens, replay(run).screens
+    part = lazy[cut[0] : cut[1]]
+    assert (part.seqs, part.texts, part.apps) == (fold.seqs[cut[0] : cut[1]], fold.texts[cut[0] : cut[1]], fold.apps[cut[0] : cut[1]])
+    assert list(part) == list(fold)[cut[0] : cut[1]]
+    assert [lazy[i] for i in range(-len(lazy), len(lazy))] == [fold[i] for i in range(-len(fold), len(fold))]
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])

@@ -250,10 +250,10 @@ def _validate(data: bytes, source: str, limits: Any) -> Any:
     import msgspec
 
     from trajectory.ingest.plain import parse
-    from trajectory.ingest.files import _no_gc
+    from trajectory.runtime.collector import paused
 
     try:
-        with _no_gc():
+        with paused():
             parsed = parse(data, source, limits)
     except TrajError as exc:
         return exc
@@ -269,10 +269,10 @@ def _unpack(packed: Any) -> Any:
 
     from trajectory import events as ev
     from trajectory.ingest.plain import Parsed
-    from trajectory.ingest.files import _no_gc
+    from trajectory.runtime.collector import paused
 
     lines, events, datas, hashes = packed
-    with _no_gc():
+    with paused():
         decoded = msgspec.msgpack.Decoder(list[ev.DECODER.type]).decode(events)  # type: ignore[name-defined]
         return [Parsed(n, e, d, h) for n, e, d, h in zip(lines, decoded, datas, hashes)]
 

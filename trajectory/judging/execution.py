@@ -22,11 +22,12 @@ import msgspec
 
 from judges.base import Verdict
 from judges.contract import Pairing
+from judges.memo import TextMemo, reading
 from replay import ReplayError
 from replay.batch import Reads
 from replay.state import RunState
 
-from trajectory.runtime import pools
+from trajectory.runtime import collector, pools
 from trajectory.query.sql import Views, run_splits
 from trajectory.judging.partitions import Partition
 from trajectory.judging.context import PassContext
@@ -175,6 +176,9 @@ class Judging:
         self.watchdog = watchdog
         self.hook = hook
         self.versions: dict[tuple[str | None, str | None, bytes], str] = {}
+        # The pass's memory of the texts its judges read (judges.memo): screens and answers
+        # repeat across runs, and each is read once here, whatever partition it is in.
+        self.memo = TextMemo()
         self.spent: dict[str, float] = {}
         self._views: Views | None = views
 
@@ -220,6 +224,11 @@ class Judging:
 
     def partition(self, part: Partition | Sequence[str]) -> tuple[Rows, dict[str, str]]:
         """Verdict rows of these runs, in their order, and the code version of each suite."""
+        # A partition's states and readings are many small acyclic objects (runtime.collector).
+        with collector.paused():
+            return self._partition(part)
+
+    def _partition(self, part: Partition | Sequence[str]) -> tuple[Rows, dict[str, str]]:
         ctx = self.ctx
         bounds = part if isinstance(part, Partition) else None
         run_ids = part.runs if isinstance(part, Partition) else part
@@ -238,6 +247,16 @@ class Judging:
         t = time.perf_counter()
         rows = []
         versions: dict[str, str] = {}
+        with reading(self.memo):
+            self._judge_all(run_ids, states, partners, broken, splits, rows, versions)
+        self._timed("judge", t)
+        return rows, versions
+
+    def _judge_all(
+        self, run_ids: Sequence[str], states: dict[str, RunState], partners: dict[str, RunState],
+        broken: dict[str, ReplayError], splits: dict[str, Any], rows: Rows, versions: dict[str, str],
+    ) -> None:
+        ctx = self.ctx
         for run_id in run_ids:
             state = states[run_id]
             partner = partners.get(run_id)
@@ -258,8 +277,6 @@ class Judging:
                 ctx.pass_id, state, verdict, version, ctx.at, splits.get(run_id),
                 partner=None if partner is None else partner.run_id, judgements=len(ctx.judgements),
             ))
-        self._timed("judge", t)
-        return rows, versions
 
 
 # -- the pool ---------------------------------------------------------------------------------
