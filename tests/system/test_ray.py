@@ -30,10 +30,6 @@ from trajectory.ingest.files import ingest_bytes, ingest_files
 from trajectory.judging import SuiteResolver, judge_runs, passes
 from trajectory.store.delta import Store
 
-# One worker runs the module: its tests share that worker's one session cluster, and no other
-# test starts a Ray cluster at the same time (they are in the same group).
-pytestmark = pytest.mark.xdist_group("ray")  # with test_scaleout and test_s3 tests that start clusters
-
 runner = CliRunner()
 COMPARED = ("run_id", "suite", "task", "batch", "split", "outcome", "score", "reason", "checks", "judge_version", "details")
 

@@ -132,7 +132,6 @@ def test_planted_credentials_appear_nowhere(tmp_path, s3_server, s3_env) -> None
 
 
 @pytest.mark.slow
-@pytest.mark.xdist_group("ray")  # with the other tests that start Ray clusters: one at a time
 def test_planted_credentials_stay_out_of_a_ray_clusters_files(tmp_path, s3_server, s3_env) -> None:
     """`traj ingest --engine ray` and `traj judge --engine ray` on an S3 store, credentials from
     the variables and --storage-option: the workers get them (they read the store), but no

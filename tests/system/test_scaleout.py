@@ -114,7 +114,6 @@ def test_the_capacity_model_is_recomputed_from_the_measurements(tmp_path) -> Non
 
 
 @pytest.mark.slow
-@pytest.mark.xdist_group("ray")  # it starts Ray clusters: with the other tests that do, one at a time
 def test_the_runner_writes_every_part_at_a_tiny_size(tmp_path) -> None:
     """In a process of its own: it starts its own S3 server and Ray cluster (on 127.0.0.1) and
     must stop both. The same corpus gets the same outcomes on every store and engine."""

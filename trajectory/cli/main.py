@@ -136,7 +136,12 @@ def main() -> None:
             code = exc.code
     except KeyboardInterrupt:
         code = 130
-    interrupts.settle()
+    while True:  # a Ctrl-C landing between the command's end and settle() counts like any other
+        try:
+            interrupts.settle()
+            break
+        except KeyboardInterrupt:
+            code = 130
     if interrupts.signalled():
         if not interrupts.answered():
             # Ctrl-C while loading, after the command's own handler was done, or while leaving.
