@@ -63,12 +63,18 @@ def test_the_module_keeps_no_mutable_state() -> None:
 
 
 def test_a_deferred_section_holds_ctrl_c_until_it_ends() -> None:
-    reached = []
-    with pytest.raises(KeyboardInterrupt):
-        with interrupts.deferred():
-            with interrupts.deferred():  # nested: still held by the outer section
-                signal.raise_signal(signal.SIGINT)
-                reached.append("inner")
-            reached.append("outer")
-    assert reached == ["inner", "outer"]
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    # Python's own handler, as in a command's process (a test worker may start with SIGINT
+    # ignored); the section must put back whatever it found.
+    found = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        reached = []
+        with pytest.raises(KeyboardInterrupt):
+            with interrupts.deferred():
+                with interrupts.deferred():  # nested: still held by the outer section
+                    signal.raise_signal(signal.SIGINT)
+                    reached.append("inner")
+                reached.append("outer")
+        assert reached == ["inner", "outer"]
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    finally:
+        signal.signal(signal.SIGINT, found)
