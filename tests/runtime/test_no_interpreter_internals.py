@@ -28,3 +28,36 @@ def test_the_cli_ends_without_os_exit() -> None:
     from trajectory.cli import main
 
     assert "os._exit" not in Path(main.__file__).read_text(encoding="utf-8")
+
+
+SWALLOWING_COMMAND = '''
+import sys
+from trajectory.cli import main as cli
+
+
+def command():
+    try:  # a KeyboardInterrupt ends code run from a string, and a library swallows it
+        eval("(_ for _ in ()).throw(KeyboardInterrupt)")
+    except KeyboardInterrupt:
+        pass
+    raise KeyboardInterrupt  # and a later one reaches the CLI
+
+
+cli._load = lambda argv: command
+cli.main()
+'''
+
+
+def test_exit_status_is_130_after_a_keyboard_interrupt_was_caught_inside_eval(tmp_path) -> None:
+    """Under ``python -m`` CPython kills itself with SIGINT at exit (status -2) if any code run
+    from a string ended in KeyboardInterrupt, caught or not; the CLI clears that on its way out
+    (interrupts.leave), so the status is the one it chose."""
+    import os
+    import subprocess
+    import sys
+
+    (tmp_path / "swallowing.py").write_text(SWALLOWING_COMMAND)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run([sys.executable, "-m", "swallowing"], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 130, (done.returncode, done.stderr)
+    assert "Traceback" not in done.stderr

@@ -137,9 +137,17 @@ def leave() -> None:
     """Ignore SIGINT for good: the command's answer is decided and printed, and the process
     leaves through the interpreter's ordinary exit, which keeps an ignored SIGINT ignored (one
     still on its way when this is put in place is reported as ignored "due to race condition";
-    the CLI's hook records it instead, see Interrupts.quiet_unraisable)."""
+    the CLI's hook records it instead, see Interrupts.quiet_unraisable).
+
+    One more thing decides the exit status. CPython remembers a KeyboardInterrupt that ended
+    any code run from a string (``eval``/``exec`` of text: typing's annotations, dataclasses,
+    a library's generated code), even one that was caught afterwards; under ``python -m`` the
+    interpreter then leaves by killing itself with SIGINT, whatever status ``sys.exit`` gave
+    (-2 instead of 130). Running an empty string clears that memory, and with SIGINT ignored
+    no KeyboardInterrupt can set it again."""
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGINT, signal.SIG_IGN)
+        exec("")  # noqa: S102 - clears the remembered KeyboardInterrupt (see above)
 
 
 def signalled() -> bool:
