@@ -1,7 +1,11 @@
 """Ctrl-C on every long command, as a terminal sends it: SIGINT to the whole foreground process
 group (the command and its worker processes), at several moments of each command.
 
-Whatever the moment: exit status 130 within 2 s (scaled by the machine's load, see allowed),
+The moments are a time after traj's code starts loading, or a named point of the command (a
+mark, trajectory/runtime/marks.py) where the command holds until the Ctrl-C has come: the
+signal lands there however busy the machine is.
+
+Whatever the moment: exit status 130 (one generous bound only a hang exceeds),
 exactly one line on stderr (no traceback, from the command or from a worker), no process of the group left running, and the store (or
 the report folder) holding either all of a commit or none of it — and the line says which.
 """
@@ -114,28 +118,29 @@ def _loading(pid: int) -> bool:
         return False
 
 
-def interrupt(argv: list[str], after: float, cwd: Path, at: str | None = None) -> tuple[str, float]:
-    """Run ``traj argv``, send SIGINT to its process group ``after`` seconds after traj's code
-    starts loading (or, given ``at``, when the command prints that mark: see
-    trajectory/runtime/marks.py); its stderr and how long it took to exit, once every check on
-    the way out has held."""
+def interrupt(argv: list[str], when: float | str, cwd: Path) -> tuple[str, float]:
+    """Run ``traj argv`` and send SIGINT to its process group: ``when`` seconds after traj's
+    code starts loading, or, when ``when`` names a mark (trajectory/runtime/marks.py), as the
+    command reaches that point, where it waits for the signal. Its stderr and how long it took
+    to exit, once every check on the way out has held."""
     scratch = Path(tempfile.mkdtemp(prefix="traj-interrupt-"))  # the command's temporary folder
     env = {**os.environ, "PYTHONUNBUFFERED": "1", "TRAJ_USER": "tester", "TMPDIR": str(scratch)}
     env.pop("TRAJ_STORE", None)
-    if at is not None:
-        env["TRAJ_MARKS"] = at
+    if isinstance(when, str):
+        env["TRAJ_MARKS"] = when
+        env["TRAJ_MARKS_HOLD"] = "1"  # the command waits at the mark for this Ctrl-C
     p = subprocess.Popen(TRAJ + argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
                          start_new_session=True)
-    if at is not None:
-        _wait_mark(p, at)
+    if isinstance(when, str):
+        _wait_mark(p, when)
     else:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + HANG
         while not _loading(p.pid) and p.poll() is None and time.monotonic() < deadline:
             time.sleep(0.005)
-        time.sleep(after)
+        time.sleep(when)
     if p.poll() is not None:
         p.communicate()
-        raise AssertionError(f"traj {' '.join(argv)} ended before the interrupt at {after}s: pick a later point")
+        raise AssertionError(f"traj {' '.join(argv)} ended before the interrupt at {when}: pick a later point")
     sent = time.monotonic()
     os.killpg(p.pid, signal.SIGINT)
     try:
@@ -146,15 +151,17 @@ def interrupt(argv: list[str], after: float, cwd: Path, at: str | None = None) -
     except subprocess.TimeoutExpired:
         os.killpg(p.pid, signal.SIGKILL)
         p.communicate()
-        raise AssertionError(f"traj {' '.join(argv)} hung after Ctrl-C at {after}s") from None
+        raise AssertionError(f"traj {' '.join(argv)} hung after Ctrl-C at {when}") from None
     took = time.monotonic() - sent
-    stderr = err.decode("utf-8", "replace")
+    # The command's own stderr: a point reached again (a second commit) says so again.
+    stderr = "".join(x for x in err.decode("utf-8", "replace").splitlines(keepends=True)
+                     if not x.startswith("traj-mark: "))
     left = _alive(p.pid)
     gone_by = time.monotonic() + HANG
     while left and time.monotonic() < gone_by:  # workers and the resource tracker go with the command
         time.sleep(0.1)
         left = _alive(p.pid)
-    assert p.returncode == 130, (argv, after, p.returncode, stderr)
+    assert p.returncode == 130, (argv, when, p.returncode, stderr)
     assert stderr.count("\n") == 1 and stderr.startswith("interrupted: "), stderr
     assert "Traceback" not in stderr
     assert not left, f"left running: {left}"
@@ -166,7 +173,7 @@ def interrupt(argv: list[str], after: float, cwd: Path, at: str | None = None) -
 
 def _wait_mark(p: subprocess.Popen, at: str) -> None:
     """Read ``p``'s stderr up to the line of mark ``at`` (one generous wait: only a hang
-    exceeds it)."""
+    exceeds it); the command holds there until the signal comes."""
     import selectors
 
     with selectors.DefaultSelector() as sel:
@@ -189,24 +196,22 @@ def _passes(store: Path) -> list[tuple[str, int, int]]:
 @pytest.mark.parametrize("workers", [1, 2])
 def test_ctrl_c_on_judge(world, workers) -> None:
     before = _passes(world["store"])
-    for after in (0.0, 1.5, 3.0):
-        said, _ = interrupt(
-            ["judge", "--all", "--workers", str(workers), "--store", str(world["store"])], after, world["root"]
-        )
+    argv = ["judge", "--all", "--workers", str(workers), "--store", str(world["store"])]
+    for when in (0.0, "working", 3.0, "committing", "committed"):
+        said, _ = interrupt(argv, when, world["root"])
         now = _passes(world["store"])
         assert all(runs == seen for _, runs, seen in now)  # a pass is all there or not there
+        if when == "working":
+            assert said == "interrupted: nothing written"
+        if when in ("committing", "committed"):
+            # Inside the pass's commit the signal is held until the commit is done: the whole
+            # pass is there, and the line names it.
+            assert said != "interrupted: nothing written"
         if said == "interrupted: nothing written":
             assert now == before
         else:  # the pass was committed just before the interrupt
             assert len(now) == len(before) + 1 and now[-1][0] in said
             before = now
-    # Sent once the pass is committed (the signal may land before its section ends: it is held):
-    # the whole pass is there, and the line names it.
-    said, _ = interrupt(["judge", "--all", "--workers", str(workers), "--store", str(world["store"])],
-                        0.0, world["root"], at="committed")
-    now = _passes(world["store"])
-    assert all(runs == seen for _, runs, seen in now)
-    assert len(now) == len(before) + 1 and now[-1][0] in said
 
 
 def _events(store: Path) -> int:
@@ -219,51 +224,62 @@ def _events(store: Path) -> int:
 
 def test_ctrl_c_on_ingest(world, tmp_path) -> None:
     small, big = world["root"] / "small.jsonl", world["root"] / "big.jsonl"
-    for i, after in enumerate((0.0, 1.0, 2.0)):
+    first = f"interrupted: committed {small} (900 new events); nothing else written"
+    for i, when in enumerate((0.0, "working", 1.0, 2.0, "committing", "committed")):
         store = tmp_path / f"s{i}"
-        said, _ = interrupt(["ingest", str(small), str(big), "--store", str(store)], after, world["root"])
+        said, _ = interrupt(["ingest", str(small), str(big), "--store", str(store)], when, world["root"])
         n = _events(store)
+        if when == "working":
+            assert said == "interrupted: nothing written"
+        if when in ("committing", "committed"):  # the first file's commit, held to its end
+            assert said == first
         if said == "interrupted: nothing written":
             assert n == 0
         elif "big.jsonl" in said:
             assert n == 300 * 3 + 30_000 * 5
         else:
-            assert said == f"interrupted: committed {small} (900 new events); nothing else written" and n == 900
+            assert said == first and n == 900
 
 
 def test_ctrl_c_on_import(world, tmp_path) -> None:
-    for i, after in enumerate((0.0, 0.6)):
+    for i, when in enumerate((0.0, "working", "committing")):
         store = tmp_path / f"s{i}"
         said, _ = interrupt(["import", "selfevo", str(world["root"] / "selfevo.jsonl"), "--store", str(store)],
-                            after, world["root"])
+                            when, world["root"])
         assert (said == "interrupted: nothing written") == (_events(store) == 0)
+        if when == "working":
+            assert said == "interrupted: nothing written"
+        if when == "committing":
+            assert said != "interrupted: nothing written"
 
 
 def test_ctrl_c_on_report(world, tmp_path) -> None:
-    # The points are fractions of how long the whole report takes here, now (the machine may
-    # be busy or idle): each lands while the report is still being written.
-    whole = _duration(["report", "--batch", "b", "--out", str(tmp_path / "whole"), "--store", str(world["store"])],
-                      world["root"])
-    for i, after in enumerate((0.0, whole * 0.25, whole * 0.45)):
+    for i, when in enumerate((0.0, "working", "committing")):
         out = tmp_path / f"rep{i}"
-        said, _ = interrupt(["report", "--batch", "b", "--out", str(out), "--store", str(world["store"])], after,
+        said, _ = interrupt(["report", "--batch", "b", "--out", str(out), "--store", str(world["store"])], when,
                             world["root"])
         files = sorted(p.name for p in out.iterdir()) if out.exists() else []
         assert files in ([], ["metrics.json", "scores.jsonl", "summary.md"])  # no half of a report
         assert (said == "interrupted: nothing written") == (files == [])
+        if when == "working":
+            assert files == []
+        if when == "committing":  # the files' move into place, held to its end
+            assert files != [] and str(out) in said
 
 
 def test_ctrl_c_on_compact(world) -> None:
-    for after in (0.0, 0.6):
-        said, _ = interrupt(["compact", "--store", str(world["many"])], after, world["root"])
+    for when in (0.0, "working", "committing"):
+        said, _ = interrupt(["compact", "--store", str(world["many"])], when, world["root"])
         assert said.startswith("interrupted: ")
+        if when == "working":
+            assert said == "interrupted: nothing written"
         assert _events(world["many"]) == 60 * 5 * 3  # compaction never changes a row
 
 
 def test_ctrl_c_on_demo(world, tmp_path) -> None:
-    for i, after in enumerate((0.0, 2.0, 4.5)):
+    for i, when in enumerate((0.0, 2.0, 4.5, "committing")):
         store = tmp_path / f"d{i}"
-        said, _ = interrupt(["demo", "--store", str(store)], after, world["root"])
+        said, _ = interrupt(["demo", "--store", str(store)], when, world["root"])
         if said == "interrupted: nothing written":
             assert _events(store) == 0  # the scratch store of the recording is no commit here
         assert all(runs == seen for _, runs, seen in (_passes(store) if store.exists() else []))
@@ -285,26 +301,21 @@ def imports(tmp_path_factory) -> dict[str, Path]:
     return {"root": root, "otel": root / "traces.jsonl", "inspect": root / "caps.eval"}
 
 
-def _duration(argv: list[str], cwd: Path) -> float:
-    """How long ``traj argv`` takes here, now, left alone (the machine may be busy or idle)."""
-    start = time.monotonic()
-    subprocess.run(TRAJ + argv, cwd=cwd, capture_output=True, check=True, timeout=600)
-    return time.monotonic() - start
-
-
 @pytest.mark.parametrize("kind", ["otel", "inspect"])
 def test_ctrl_c_on_import_inspect_and_otel(imports, tmp_path, kind) -> None:
-    # Points as fractions of the whole import, each while it is still running.
-    took = _duration(["import", kind, str(imports[kind]), "--store", str(tmp_path / "whole")], imports["root"])
-    whole = None
-    for i, after in enumerate((0.0, took * 0.25, took * 0.45)):
+    subprocess.run(TRAJ + ["import", kind, str(imports[kind]), "--store", str(tmp_path / "whole")],
+                   cwd=imports["root"], capture_output=True, check=True, timeout=600)
+    whole = _events(tmp_path / "whole")  # what the file's one commit holds
+    for i, when in enumerate((0.0, "working", "committing")):
         store = tmp_path / f"{kind}{i}"
-        said, _ = interrupt(["import", kind, str(imports[kind]), "--store", str(store)], after, imports["root"])
+        said, _ = interrupt(["import", kind, str(imports[kind]), "--store", str(store)], when, imports["root"])
         n = _events(store)
         assert all(runs == seen for _, runs, seen in (_passes(store) if store.exists() else []))
+        if when == "working":
+            assert said == "interrupted: nothing written"
+        if when == "committing":
+            assert said != "interrupted: nothing written"
         if said == "interrupted: nothing written":
             assert n == 0
         else:  # the file's runs are one commit: all of them, and the line names the file
-            assert str(imports[kind]) in said and n > 0
-            whole = n if whole is None else whole
-            assert n == whole
+            assert str(imports[kind]) in said and n == whole

@@ -184,6 +184,7 @@ def handle_errors(fn: F) -> F:
             hints = HINT_OPTIONS.set((None, ()))  # each command's hints carry its own --store
             creating = CREATING.set(None)
             try:
+                interrupts.working()
                 result = fn(*args, **kwargs)
             except BaseException as exc:  # noqa: BLE001 - each kind is answered or re-raised
                 # After Ctrl-C any error is the interrupt's doing (DuckDB, for one, turns it

@@ -106,7 +106,7 @@ def record_override(
         "auto_outcome": None if current is None else current["outcome"],
         "auto_pass_id": None if current is None else current["pass_id"],
     }
-    with interrupts.deferred():
+    with interrupts.committing():
         store.append("overrides", pa.Table.from_pylist([row], schema=OVERRIDES_SCHEMA))
         interrupts.note(f"override {row['override_id']}")
     return row

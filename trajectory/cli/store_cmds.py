@@ -148,7 +148,7 @@ def export(
     try:
         with open(tmp, "wb") as sink:
             n = export_events(s, sink, run_ids=run, suite=suite, batch=batch, version=version)
-        with interrupts.deferred():
+        with interrupts.committing():
             os.replace(tmp, out)
             interrupts.note(f"{out}")
     finally:

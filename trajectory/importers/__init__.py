@@ -80,7 +80,7 @@ def import_otel(store: Store, paths: list[str], *, suite: str | None = None, tas
     written = pending._finished_runs(store, new_ids.values())
     revised = [t for t in new_ids if new_ids[t] in written]
     has_run = set(current) | set(rooted)
-    with interrupts.deferred():  # the revisions, what they supersede, the spans: one step for Ctrl-C
+    with interrupts.committing():  # the revisions, what they supersede, the spans: one step for Ctrl-C
         revisions.record(store, repairs + [
             (current[t].run_id, new_ids[t], f"{plural(len(late[t]), 'span')} of trace {t} arrived after its run "
                                             f"was written (imported from {mine.name})") for t in revised],

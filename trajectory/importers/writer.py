@@ -237,7 +237,7 @@ def _write_source(store: Store, src: Source, known_answers: set[tuple[str, str, 
     answers = _answers_run(src, fresh) if fresh else []
     if answers:
         parsed.extend(_parse_run(src.name, MappedRun("", "grader answers", answers, None)))
-    with interrupts.deferred():  # the runs and the trust in their answers: one step for Ctrl-C
+    with interrupts.committing():  # the runs and the trust in their answers: one step for Ctrl-C
         result = ingest_events(store, parsed, src.name, split_of=split_of)
         if answers:
             # The import wrote these answers from the log the person named, as `traj judge --llm`

@@ -182,7 +182,7 @@ def ingest_chunks(
             with store.lock():
                 decision = decided(None)
                 if report.new:
-                    with interrupts.deferred():  # the commit and its note: one step for Ctrl-C
+                    with interrupts.committing():  # the commit and its note: one step for Ctrl-C
                         # One chunk's rows in memory at a time.
                         report.version = store.append("events", staged_rows(decision, keep=False))
                         interrupts.note(f"{source} ({plural(report.new, 'new event')})")

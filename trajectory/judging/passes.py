@@ -237,7 +237,7 @@ def write_pass(
     its row, and noted, or not at all.
     """
     verdicts = pa.Table.from_pylist(as_dicts(result.rows), schema=VERDICTS_SCHEMA)
-    with interrupts.deferred():
+    with interrupts.committing():
         _commit_pass(store, result, verdicts, kind=kind, by=by, command=command, filters=filters, note=note)
         interrupts.note(f"{kind} pass {result.pass_id} ({plural(len(result.rows), 'verdict')})")
     result.written = True

@@ -551,7 +551,7 @@ def write_report(
     try:
         for name, text in files.items():
             tmp[name].write_text(text, encoding="utf-8")
-        with interrupts.deferred():
+        with interrupts.committing():
             for name in files:
                 os.replace(tmp[name], out / name)
             interrupts.note(f"report files in {out}")

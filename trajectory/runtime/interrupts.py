@@ -191,7 +191,7 @@ def note(what: str) -> None:
     entries = _LEDGER.get()
     if entries is not None:
         entries.append(what)
-    mark("committed")  # a test's Ctrl-C sent now comes after a whole commit
+    mark("committed", until=signalled)  # a test's Ctrl-C sent now comes after a whole commit
 
 
 @contextlib.contextmanager
@@ -240,6 +240,20 @@ def deferred() -> Iterator[None]:
     # Only when the section ended normally: an exception already on its way wins.
     if hold.came:
         raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def committing() -> Iterator[None]:
+    """A commit and its note: a :func:`deferred` section that tests can stop at when it starts
+    (the mark ``committing``, see trajectory/runtime/marks.py)."""
+    with deferred():
+        mark("committing", until=signalled)
+        yield
+
+
+def working() -> None:
+    """A command's body starts (the mark ``working``): it has loaded and written nothing yet."""
+    mark("working", until=signalled)
 
 
 @contextlib.contextmanager

@@ -292,7 +292,7 @@ class Store:
                         return None
                 seen = set(files)
                 try:
-                    with interrupts.deferred():
+                    with interrupts.committing():
                         committed = self.append(name, data, after=version)
                         if note is not None:
                             interrupts.note(note())
@@ -303,7 +303,7 @@ class Store:
 
     def compact(self, name: str) -> dict[str, Any]:
         """Merge small files in one commit; the rows every query returns stay the same."""
-        with self.lock(), interrupts.deferred():
+        with self.lock(), interrupts.committing():
             result = self.backend.compact(name)
             if result.get("files_before") != result.get("files_after"):
                 interrupts.note(f"compaction of {name}")
