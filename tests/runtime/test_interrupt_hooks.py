@@ -78,3 +78,45 @@ def test_a_deferred_section_holds_ctrl_c_until_it_ends() -> None:
         assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
     finally:
         signal.signal(signal.SIGINT, found)
+
+
+@pytest.mark.parametrize("when", ["made", "inside", "removing"])
+def test_a_scratch_folder_is_gone_whenever_ctrl_c_comes(when, tmp_path, monkeypatch) -> None:
+    # The demo left its scratch folder behind when the Ctrl-C landed in TemporaryDirectory's
+    # cleanup. Here the signal comes as the folder is made, inside the section, and halfway
+    # through its removal (after one of its files is gone).
+    import shutil
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    real_mkdtemp, real_rmtree = tempfile.mkdtemp, shutil.rmtree
+
+    def mkdtemp(**kw):
+        made = real_mkdtemp(**kw)
+        if when == "made":
+            signal.raise_signal(signal.SIGINT)
+        return made
+
+    def rmtree(path, **kw):
+        if when == "removing":
+            first = sorted(p for p in tmp_path.rglob("*") if p.is_file())[0]
+            first.unlink()
+            signal.raise_signal(signal.SIGINT)
+        real_rmtree(path, **kw)
+
+    monkeypatch.setattr(tempfile, "mkdtemp", mkdtemp)
+    monkeypatch.setattr(shutil, "rmtree", rmtree)
+    found = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        entered = []
+        with pytest.raises(KeyboardInterrupt):
+            with interrupts.scratch_folder("traj-test-") as folder:
+                entered.append(folder)
+                for i in range(3):
+                    (tmp_path / folder / f"f{i}").write_text("x")
+                if when == "inside":
+                    signal.raise_signal(signal.SIGINT)
+        assert len(entered) == (0 if when == "made" else 1)
+        assert list(tmp_path.iterdir()) == []
+    finally:
+        signal.signal(signal.SIGINT, found)

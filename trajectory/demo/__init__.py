@@ -13,7 +13,6 @@ from __future__ import annotations
 import dataclasses
 import shlex
 import shutil
-import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -61,7 +60,7 @@ def record_all(store: Store, names: Sequence[str], out: Out = print) -> Any:
     import io
 
     # What goes into the scratch store is thrown away: its commits are no news on Ctrl-C.
-    with tempfile.TemporaryDirectory(prefix="traj-demo-") as tmp, interrupts.ledger():
+    with interrupts.scratch_folder("traj-demo-") as tmp, interrupts.ledger():
         scratch = Store(Path(tmp) / "scratch")
         scratch.on_create = lambda: None  # a scratch store, thrown away: its creation is no news
         extra: list[bytes] = []
@@ -135,7 +134,7 @@ def run_demo(store: Store, names: Sequence[str] | None = None, out: Out = print)
     out(f"== traj demo on store {store.loc}")
     ingested = record_all(store, names, out)
     where = suite_condition(names)
-    with tempfile.TemporaryDirectory(prefix="traj-broken-") as tmp:
+    with interrupts.scratch_folder("traj-broken-") as tmp:
         out("\n== 1. judge with a copy of each suite that has one rule wrong")
         copies, fixes = broken_suites(names, Path(tmp), out)
         before = judge_runs(

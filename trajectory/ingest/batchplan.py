@@ -16,11 +16,8 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import os
-import shutil
-import tempfile
 import uuid
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -121,7 +118,7 @@ def ingest_chunks(
 ) -> IngestReport:
     """Stage, check and commit one file's chunks; the filled-in ``report``. Raises the
     refusal: the first problems of the file's lines, or of its batch rules."""
-    with _staging_folder() as folder:
+    with interrupts.scratch_folder("traj-stage-") as folder:
         staged = []
         lines = 0
         if progress is not None:
@@ -312,18 +309,6 @@ def _staged_batch(staged: list[Staged], offsets: list[int]) -> tuple[rules.Batch
         return {i: ev.decode(found[int(line_of[i])]) for i in which}
 
     return rules.Batch(meta, starts, events), order
-
-
-@contextmanager
-def _staging_folder() -> Iterator[str]:
-    """A folder for a file's staged chunks, removed on the way out, whatever the way: a Ctrl-C
-    that comes while it is being removed waits until it is gone."""
-    folder = tempfile.mkdtemp(prefix="traj-stage-")
-    try:
-        yield folder
-    finally:
-        with interrupts.deferred():
-            shutil.rmtree(folder, ignore_errors=True)
 
 
 def _split(flat: np.ndarray, sizes: list[int]) -> list[np.ndarray]:

@@ -24,10 +24,9 @@ from judges.base import Verdict
 from judges.contract import Pairing
 from judges.memo import TextMemo, reading
 from replay import ReplayError
-from replay.batch import Reads
 from replay.state import RunState
 
-from trajectory.runtime import collector, pools
+from trajectory.runtime import collector, interrupts, pools
 from trajectory.query.sql import Views, run_splits
 from trajectory.judging.partitions import Partition
 from trajectory.judging.context import PassContext
@@ -323,13 +322,12 @@ def judge_on_workers(
     gets an error verdict, and the partitions not yet done are judged again on a fresh pool
     without that run. On Ctrl-C (or any error) the pool is torn down before it propagates."""
     import concurrent.futures as cf
-    import tempfile
 
     done: dict[str, tuple[Rows, dict[str, str]]] = {}
     hung: dict[str, str] = {}
     pending = {p.runs[0]: p for p in parts}
     total = sum(len(p.runs) for p in parts)
-    with tempfile.TemporaryDirectory(prefix="traj-judge-") as folder:
+    with interrupts.scratch_folder("traj-judge-") as folder:
         while pending:
             todo = {
                 key: dataclasses.replace(p, runs=tuple(r for r in p.runs if r not in hung)) for key, p in pending.items()

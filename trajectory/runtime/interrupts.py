@@ -25,8 +25,10 @@ from __future__ import annotations
 import _thread
 import contextlib
 import contextvars
+import shutil
 import signal
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -268,3 +270,21 @@ def ignored() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+
+@contextlib.contextmanager
+def scratch_folder(prefix: str) -> Iterator[str]:
+    """A temporary folder for a section, removed on the way out whatever the way. It is made
+    and removed inside :func:`deferred` sections, so a Ctrl-C that comes as it is made or while
+    it is being removed waits until that is done and leaves no folder behind
+    (``tempfile.TemporaryDirectory`` leaves one when the signal lands in its cleanup)."""
+    folder = None
+    try:
+        with deferred():
+            folder = tempfile.mkdtemp(prefix=prefix)
+        yield folder
+    finally:
+        if folder is not None:
+            with deferred():
+                shutil.rmtree(folder, ignore_errors=True)
