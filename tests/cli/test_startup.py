@@ -22,7 +22,7 @@ def _registered(module: str) -> list[str]:
 
 def test_every_command_is_found_in_the_module_that_registers_it():
     found = {name: module for module in main.COMMAND_MODULES for name in _registered(module)}
-    assert found == main.COMMAND_OF
+    assert found == dict(main.COMMAND_OF)
 
 
 def test_a_command_line_loads_the_module_of_the_command_it_names():

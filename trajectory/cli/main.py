@@ -7,12 +7,15 @@ on first use (``from trajectory.cli.main import app`` works as before).
 
 from __future__ import annotations
 
+import functools
 import sys
+from collections.abc import Sequence
+from types import MappingProxyType
 from typing import Any
 
 # Modules that add commands to `app` through their `register(app)` function, in the order
 # `traj --help` lists them.
-COMMAND_MODULES = [
+COMMAND_MODULES = (
     "trajectory.cli.store_cmds",
     "trajectory.cli.judge_cmds",
     "trajectory.cli.suite_cmds",
@@ -21,12 +24,12 @@ COMMAND_MODULES = [
     "trajectory.cli.override_cmds",
     "trajectory.cli.report_cmds",
     "trajectory.cli.view_cmd",
-]
+)
 
 # Which module registers each top-level command (tests/cli/test_startup.py holds it to what the
 # modules register). A command line that names one of them loads that module alone: a command's
 # start-up does not pay for the imports of every other command (the importers' suites, the viewer).
-COMMAND_OF = {
+COMMAND_OF = MappingProxyType({
     **dict.fromkeys(("ingest", "query", "runs", "show", "review", "compact", "status", "schema", "migrate",
                      "recover", "export"), "trajectory.cli.store_cmds"),
     **dict.fromkeys(("judge", "diff", "passes"), "trajectory.cli.judge_cmds"),
@@ -36,16 +39,23 @@ COMMAND_OF = {
     "override": "trajectory.cli.override_cmds",
     "report": "trajectory.cli.report_cmds",
     "view": "trajectory.cli.view_cmd",
-}
-
-_APP: list[Any] = []
+})
 
 
-def build_app(modules: list[str] | None = None) -> Any:
+def build_app(modules: Sequence[str] | None = None) -> Any:
     """The typer application with the commands of ``modules`` registered (every command by
     default; the full application is built once per process)."""
-    if modules is None and _APP:
-        return _APP[0]
+    if modules is None:
+        return _full_app()
+    return _app_of(modules)
+
+
+@functools.cache
+def _full_app() -> Any:
+    return _app_of(COMMAND_MODULES)
+
+
+def _app_of(modules: Sequence[str]) -> Any:
     import importlib
 
     import typer
@@ -54,10 +64,8 @@ def build_app(modules: list[str] | None = None) -> Any:
 
     app = typer.Typer(name="traj", **APP_SETTINGS)
     app.callback()(root)
-    for name in COMMAND_MODULES if modules is None else modules:
+    for name in modules:
         importlib.import_module(name).register(app)
-    if modules is None:
-        _APP.append(app)
     return app
 
 

@@ -17,6 +17,7 @@ ask through :func:`answer` / :func:`answer_batches`.
 
 from __future__ import annotations
 
+import functools
 import multiprocessing
 import os
 import signal
@@ -39,19 +40,17 @@ SLACK = 128 * 1024**2
 STARTUP = 768 * 1024**2
 
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
-_CTX: dict[str, Any] = {}
 
 
+@functools.cache
 def _context() -> Any:
-    ctx = _CTX.get("ctx")
-    if ctx is None:
-        if "forkserver" in multiprocessing.get_all_start_methods():
-            ctx = multiprocessing.get_context("forkserver")
-            ctx.set_forkserver_preload(["trajectory.query.worker", "trajectory.query.sql"])
-        else:
-            ctx = multiprocessing.get_context("spawn")
-        _CTX["ctx"] = ctx
-    return ctx
+    """The start method of query workers, set up once per process: forked from a server that
+    has imported the query modules, where there is one."""
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        ctx = multiprocessing.get_context("forkserver")
+        ctx.set_forkserver_preload(["trajectory.query.worker", "trajectory.query.sql"])
+        return ctx
+    return multiprocessing.get_context("spawn")
 
 
 def warm() -> None:

@@ -13,6 +13,7 @@ forked child would inherit in an unknown state.
 from __future__ import annotations
 
 import concurrent.futures as cf
+import functools
 import multiprocessing
 import os
 import signal
@@ -49,9 +50,6 @@ def spawned_pool(workers: int, initializer: Callable[..., None] | None = None,
     )
 
 
-_TRACKER = {"started": False}
-
-
 def _ensure_tracker() -> None:
     """Start multiprocessing's resource tracker, the process that unlinks the semaphores of
     pools that did not release their own, with its stderr on /dev/null.
@@ -60,13 +58,19 @@ def _ensure_tracker() -> None:
     lands in (KeyboardInterrupt between a semaphore's unlink and its unregistering), or an exit
     while a pool's thread is releasing one, leaves it a "leaked semaphore" warning to print
     after the command's one line. It cleans up either way; the warning tells the user nothing.
-    Once per process: the file descriptor is swapped for the moment of the spawn only (any
-    other thread's write to stderr meanwhile is lost, as a progress bar's frame would be)."""
+    The file descriptor is swapped for the first start in a process only (any other thread's
+    write to stderr meanwhile is lost, as a progress bar's frame would be); later calls restart
+    a tracker that died, as multiprocessing itself would."""
     from multiprocessing import resource_tracker
 
-    if _TRACKER["started"]:
-        resource_tracker.ensure_running()
-        return
+    _start_tracker_quietly()
+    resource_tracker.ensure_running()
+
+
+@functools.cache
+def _start_tracker_quietly() -> None:
+    from multiprocessing import resource_tracker
+
     sys.stderr.flush()
     saved = os.dup(2)
     null = os.open(os.devnull, os.O_WRONLY)
@@ -77,7 +81,6 @@ def _ensure_tracker() -> None:
         os.dup2(saved, 2)
         os.close(saved)
         os.close(null)
-    _TRACKER["started"] = True
 
 
 @contextmanager
