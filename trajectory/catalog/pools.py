@@ -25,6 +25,19 @@ def builtin_by_name() -> dict[str, Any]:
     return out
 
 
+def builtin_judging(name: str) -> Any | None:
+    """The bundled suite that judges runs named ``name`` (None: none does), as
+    :func:`builtin_by_name` finds it. The suite of that very name is loaded alone when it
+    judges that name (no bundled suite judges another bundled suite's name:
+    tests/catalog holds it); any other name (the GUI suite's apps) loads every bundled suite. A
+    store of one suite's runs so pays for importing that suite only."""
+    if name in suite_pkg.builtin_names():
+        suite = suite_pkg.load_builtin(name)
+        if name in suite_pkg.aliases(suite):
+            return suite
+    return builtin_by_name().get(name)
+
+
 def declared_split(suite: Any, task: str) -> str | None:
     """The pool a loaded suite declares for ``task`` (None: none, or no such task)."""
     try:
@@ -39,7 +52,7 @@ class Pools:
     def __init__(self, store: Any):
         self.store = store
         self._registered: dict[str, dict[str, Any]] | None = None
-        self._builtin: dict[str, Any] | None = None
+        self._builtin: dict[str, Any] = {}
 
     def split_of(self, suite: str, task: str) -> str | None:
         if self._registered is None:
@@ -47,7 +60,7 @@ class Pools:
         reg = self._registered.get(suite)
         if reg is not None:
             return registrations.task_splits(self.store, suite, reg).get(task)
-        if self._builtin is None:
-            self._builtin = builtin_by_name()
-        bundled = self._builtin.get(suite)
+        if suite not in self._builtin:
+            self._builtin[suite] = builtin_judging(suite)
+        bundled = self._builtin[suite]
         return None if bundled is None else declared_split(bundled, task)

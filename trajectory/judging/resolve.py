@@ -50,6 +50,7 @@ class SuiteResolver:
         self.problems: dict[str, str] = {}  # suite name -> why its folder did not load
         self.untrusted: dict[str, str] = {}  # suite name -> the line that says how to trust it
         self._builtin: dict[str, Any] | None = None
+        self._bundled: dict[str, Any] = {}  # by name, before every bundled suite is loaded
         self._registered: dict[str, dict[str, Any]] | None = None
 
     @classmethod
@@ -91,7 +92,12 @@ class SuiteResolver:
         reg = self.registered().get(name)
         if reg is not None:
             return registration_spec(name, reg) if self.trusted(name) else None
-        suite = self.builtin().get(name)
+        if self._builtin is not None:
+            suite = self._builtin.get(name)
+        else:
+            if name not in self._bundled:
+                self._bundled[name] = pools.builtin_judging(name)
+            suite = self._bundled[name]
         return spec_of(suite, name) if suite is not None else None
 
     def specs(self, names: Any) -> dict[str, SuiteSpec | None]:
