@@ -76,6 +76,15 @@ def test_no_module_is_over_600_lines() -> None:
             assert n <= 600, f"{path.relative_to(ROOT)} has {n} lines"
 
 
+def test_every_test_file_name_is_unique_across_the_parts() -> None:
+    # The test folders are not packages, so pytest imports each file by its bare name: two parts
+    # holding the same name make the second one an error at collection.
+    seen: dict[str, Path] = {}
+    for path in sorted((ROOT / "tests").rglob("test_*.py")):
+        assert path.name not in seen, f"{path.relative_to(ROOT)} and {seen[path.name].relative_to(ROOT)} share a name"
+        seen[path.name] = path
+
+
 def test_judging_is_no_longer_one_module() -> None:
     assert not (ROOT / "trajectory" / "judging.py").exists()
     for path in (ROOT / "trajectory" / "judging").glob("*.py"):
