@@ -13,41 +13,33 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 WORKER = Path(__file__).with_name("crash_worker.py")
 from helpers import TRAJ  # noqa: E402, F401 - the one command line, shared
 TIMEOUT = HANG
 
 
-class Proc:
-    """A child process whose stdout lines are collected (with their arrival time) by a thread."""
+class LineReader:
+    """A child's stdout lines collected with their arrival time, and its stderr whole, each by a
+    thread; shared by :class:`Proc` and the forked crash workers (tests/crash_forks.py)."""
 
-    def __init__(self, argv: list[str], *, stdin: bool = False):
-        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-        env.pop("TRAJ_STORE", None)
-        self.started = time.monotonic()
-        self.argv = [str(a) for a in argv]
-        self.p = subprocess.Popen(
-            argv,
-            stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=env,
-        )
-        self.lines: list[tuple[float, str]] = []
+    lines: list[tuple[float, str]]
+    stderr: str
+
+    def _read_pipes(self, out: IO[bytes], err: IO[bytes]) -> None:
+        self.lines = []
         self._cond = threading.Condition()
         self._eof = False
-        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader = threading.Thread(target=self._read, args=(out,), daemon=True)
         self._reader.start()
         self._err: list[bytes] = []
-        self._err_reader = threading.Thread(target=lambda: self._err.append(self.p.stderr.read()), daemon=True)
+        self._err_reader = threading.Thread(target=lambda: self._err.append(err.read()), daemon=True)
         self._err_reader.start()
         self.stderr = ""
 
-    def _read(self) -> None:
-        assert self.p.stdout is not None
-        for raw in self.p.stdout:
+    def _read(self, out: IO[bytes]) -> None:
+        for raw in out:
             with self._cond:
                 self.lines.append((time.monotonic(), raw.decode("utf-8", "replace").rstrip("\n")))
                 self._cond.notify_all()
@@ -74,6 +66,25 @@ class Proc:
     def texts(self) -> list[str]:
         with self._cond:
             return [t for _, t in self.lines]
+
+
+class Proc(LineReader):
+    """A child process whose stdout lines are collected (with their arrival time) by a thread."""
+
+    def __init__(self, argv: list[str], *, stdin: bool = False):
+        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        env.pop("TRAJ_STORE", None)
+        self.started = time.monotonic()
+        self.argv = [str(a) for a in argv]
+        self.p = subprocess.Popen(
+            argv,
+            stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+        )
+        assert self.p.stdout is not None and self.p.stderr is not None
+        self._read_pipes(self.p.stdout, self.p.stderr)
 
     def kill(self) -> bool:
         """SIGKILL the process if it still runs; True when the kill is what ended it."""

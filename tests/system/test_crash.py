@@ -1,9 +1,10 @@
 """Crash safety: real writer processes killed with SIGKILL at random moments.
 
-Each trial starts ``tests/crash_worker.py`` (or the ``traj`` CLI) on a store of its own, kills
-it after a delay drawn from a seeded RNG inside a window measured on an uninterrupted run of the
-same operation, and then checks the store against what the writer had printed. A line on the
-writer's stdout is printed after the operation returned, so it is a promise of durability:
+Each trial starts ``tests/crash_worker.py`` (a process forked from one that has imported it,
+tests/crash_forks.py) or the ``traj`` CLI on a store of its own, kills it after a delay drawn
+from a seeded RNG inside a window measured on an uninterrupted run of the same operation, and
+then checks the store against what the writer had printed. A line on the writer's stdout is
+printed after the operation returned, so it is a promise of durability:
 
 - the store opens; every batch reported committed is complete; no batch is partly visible;
 - re-running the same ingest converges to exactly the expected events (no duplicates);
@@ -33,14 +34,15 @@ from typing import Any
 
 import pyarrow.compute as pc
 import pytest
-from typer.testing import CliRunner
 
 import crash_worker as cw
+from built_cli import invoke
+import crash_forks
+from crash_forks import worker
 from helpers import example_run, jsonl
-from procs import TRAJ, Proc, ended_cleanly, worker
+from procs import TRAJ, Proc, ended_cleanly
 from suites import load_builtin
 from trajectory import events as ev
-from trajectory.cli.main import app
 from trajectory.ingest.plain import parse, run_info
 from trajectory.ingest.files import ingest_bytes
 from trajectory.ingest.plain import rows as event_rows
@@ -65,13 +67,12 @@ from crash_harness import (  # noqa: F401 - shared with the other crash tests
     sequential_rule,
 )
 
-runner = CliRunner()
 _cli_lock = threading.Lock()  # CliRunner swaps sys.stdout: one invocation at a time
 
 
 def traj_in_process(*args: str) -> Any:
     with _cli_lock:
-        return runner.invoke(app, list(args))
+        return invoke(args)
 
 
 # -- calibration: how long an uninterrupted operation takes here ----------------------------------
@@ -127,6 +128,13 @@ def _calibrated(name: str, root: str) -> dict[str, float]:
 @pytest.fixture(scope="module")
 def workdir(tmp_path_factory) -> Path:
     return tmp_path_factory.mktemp("crash")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _worker_server() -> Any:
+    """The process the crash workers are forked from ends with this module's tests."""
+    yield
+    crash_forks.stop()
 
 
 def calibrated(name: str, workdir: Path) -> dict[str, float]:

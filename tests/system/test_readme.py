@@ -37,8 +37,8 @@ def tour() -> list[str]:
     return [c for h, lang, body in blocks() if h == "A tour" for c in commands(body)]
 
 
-def env() -> dict[str, str]:
-    e = {**os.environ, "TRAJ_USER": "tour"}
+def env(base: dict[str, str] | None = None) -> dict[str, str]:
+    e = {**(os.environ if base is None else base), "TRAJ_USER": "tour"}
     e.pop("TRAJ_STORE", None)
     return e
 
@@ -47,10 +47,10 @@ def env() -> dict[str, str]:
 EXITS_1 = ("traj suite check weather --store tour",)
 
 
-def run(line: str, cwd: Path, code: int = 0) -> subprocess.CompletedProcess[str]:
+def run(line: str, cwd: Path, code: int = 0, base: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     argv = shlex.split(line)
     argv = (TRAJ + argv[1:]) if argv[0] == "traj" else ([sys.executable] + argv[1:]) if argv[0] == "python" else argv
-    result = subprocess.run(argv, cwd=cwd, env=env(), capture_output=True, text=True, timeout=300)
+    result = subprocess.run(argv, cwd=cwd, env=env(base), capture_output=True, text=True, timeout=300)
     assert result.returncode == code, f"$ {line}\n{result.stdout}\n{result.stderr}"
     return result
 
@@ -84,27 +84,78 @@ def test_the_tour_has_about_thirty_lines() -> None:
     assert 12 <= len(tour()) <= 30
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("where", ["local", "s3"])
-def test_the_tour_runs(tmp_path, where, request) -> None:
-    """As written on a local folder; and with every store on S3 (a local S3 server), the same
-    commands with ``--store s3://BUCKET/NAME``."""
-    prefix = ""
-    if where == "s3":
-        request.getfixturevalue("s3_env")
-        prefix = f"s3://{request.getfixturevalue('s3_server').bucket()}/"
+# -- the long chains, side by side ---------------------------------------------------------------
+# Five tests below each run a chain of commands that takes minutes: the tour (twice), the set-up
+# line, the view line and the scale-out block. The chains are independent (each has its own
+# folder, store, bucket, port and Ray folder) and wait much of the time (on pip, on the S3
+# server, on Ray starting), so the module starts the selected ones when the first of them
+# begins, LANES at a time, the longest first (tests/side_by_side.py); each test waits for its
+# own and makes its assertions on what it printed. Within a chain the commands run as before:
+# one after the other, as written, each in a process of its own.
+
+#: Chains at once: as the suite runs three workers on two cores (pyproject.toml), no more, so
+#: that a command takes at most about as long as it would in the suite's other workers.
+LANES = 3
+
+
+@pytest.fixture(scope="module")
+def chains(request, tmp_path_factory):
+    """The five chains by their tests' names; each test collects its own with ``.result(name)``."""
+    from side_by_side import Chains
+
+    # Taken once: the chains run while other tests change os.environ (monkeypatch). The store
+    # and spool settings are those tests/conftest.py gives every test (_no_env_store).
+    base = {**os.environ, "TRAJ_SPOOL": str(tmp_path_factory.getbasetemp() / "spool"), "TRAJ_USER": "tester"}
+    for k in ("TRAJ_STORE", "TRAJ_LLM_BASE_URL"):
+        base.pop(k, None)
+    mine = [item.name for item in request.session.items if getattr(item, "module", None) is request.module]
+    # The session's S3 server (a fixture: taken here, not in a chain's thread), if the S3 tour runs.
+    s3 = request.getfixturevalue("s3_server") if "test_the_tour_runs[s3]" in mine else None
+    folder = {name: tmp_path_factory.mktemp(name) for name in ("tour-local", "tour-s3", "set-up", "view", "scale-out")}
+    found = Chains({  # the longest first
+        "test_the_tour_runs[s3]": lambda: run_tour(folder["tour-s3"], {**base, **s3.env()}, f"s3://{s3.bucket()}/"),
+        "test_the_tour_runs[local]": lambda: run_tour(folder["tour-local"], base),
+        "test_the_set_up_commands_run_as_written": lambda: run_set_up(folder["set-up"], base),
+        "test_the_scale_out_commands_run": lambda: run_scale_out(folder["scale-out"], base),
+        "test_the_view_line_runs": lambda: run_view_line(folder["view"], base),
+    }, start=mine if together(request) else (), lanes=LANES)
+    try:
+        yield found
+    finally:
+        found.wait()
+
+
+def together(request) -> bool:
+    """Whether this process runs every test of the module, so that it may start all their chains
+    at once: one process, or pytest-xdist handing out whole files or modules (otherwise each
+    chain starts when its test does)."""
+    return request.config.getoption("dist", "no") in ("no", "loadfile", "loadscope")
+
+
+def run_tour(folder: Path, base: dict[str, str], prefix: str = "") -> tuple[Path, list[tuple[str, str]]]:
+    """The tour's lines in order, in ``folder`` (empty), with ``prefix`` before every store: what
+    each printed. A line that exits otherwise than the README says ends the tour there."""
     outputs: list[tuple[str, str]] = []
     for line in tour():
         assert line.startswith("traj ")
         argv = shlex.split(line)
         if prefix:
             argv = [prefix + a if i and argv[i - 1] == "--store" else a for i, a in enumerate(argv)]
-        outputs.append((line, run(shlex.join(argv), tmp_path, 1 if line in EXITS_1 else 0).stdout))
+        outputs.append((line, run(shlex.join(argv), folder, 1 if line in EXITS_1 else 0, base).stdout))
+    return folder, outputs
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("where", ["local", "s3"])
+def test_the_tour_runs(chains, where, request) -> None:
+    """As written on a local folder; and with every store on S3 (a local S3 server), the same
+    commands with ``--store s3://BUCKET/NAME``."""
+    folder, outputs = chains.result(request.node.name)
     out = dict(outputs)
     ingests = [o for cmd, o in outputs if cmd.startswith("traj ingest")]
     assert re.search(r": [1-9][0-9]* new", ingests[0]) and ": 0 new" in ingests[1]
-    assert (tmp_path / "report" / "summary.md").exists()
-    assert (tmp_path / "shared" / "scores.jsonl").exists()
+    assert (folder / "report" / "summary.md").exists()
+    assert (folder / "shared" / "scores.jsonl").exists()
     show = next(o for cmd, o in outputs if "--json" in cmd and cmd.startswith("traj show"))
     assert '"run_id": "gui-careful-02"' in show
     # It reads as the README says: every verdict still stands, so judge finds nothing to judge,
@@ -127,44 +178,57 @@ def test_the_recorder_example_records_a_run_that_judges_pass(tmp_path) -> None:
     assert "verdict: pass" in results[1] and "actual \"20\"" in results[1]
 
 
-@pytest.mark.slow
-def test_the_set_up_commands_run_as_written(tmp_path) -> None:
-    """The first set-up line runs in a copy of the repository (a fresh venv, an install, the
-    demo). The second is the test suite itself: it must be exactly what .ci/run runs."""
-    install, test = [commands(body)[0] for h, lang, body in blocks() if h == "Set up"]
-    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").strip().splitlines()[-1]
-    assert test == ci
+def set_up_lines() -> list[str]:
+    """The first command of each "Set up" block: the install line and the test line."""
+    return [commands(body)[0] for h, lang, body in blocks() if h == "Set up"]
+
+
+def run_set_up(tmp_path: Path, base: dict[str, str]) -> tuple[Path, subprocess.CompletedProcess[str]]:
+    """The install line, in bash, in a copy of the repository, outside this test's venv."""
+    install, _ = set_up_lines()
     copy = tmp_path / "traj"
     shutil.copytree(ROOT, copy, ignore=shutil.ignore_patterns(
         ".git", ".venv", "*.egg-info", "__pycache__", "traj-store", ".pytest_cache", "eval"))
-    e = env()
+    e = env(base)
     venv = e.pop("VIRTUAL_ENV", None)
     if venv:
         e["PATH"] = os.pathsep.join(p for p in e["PATH"].split(os.pathsep) if not p.startswith(venv))
-    p = subprocess.run(["bash", "-c", install], cwd=copy, env=e, capture_output=True, text=True, timeout=900)
+    return copy, subprocess.run(["bash", "-c", install], cwd=copy, env=e, capture_output=True, text=True, timeout=900)
+
+
+@pytest.mark.slow
+def test_the_set_up_commands_run_as_written(chains, request) -> None:
+    """The first set-up line runs in a copy of the repository (a fresh venv, an install, the
+    demo). The second is the test suite itself: it must be exactly what .ci/run runs."""
+    install, test = set_up_lines()
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").strip().splitlines()[-1]
+    assert test == ci
+    copy, p = chains.result(request.node.name)
     assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
     assert "== 3. what the fix changed" in p.stdout and (copy / "traj-store").is_dir()
 
 
-def test_the_view_line_runs(tmp_path) -> None:
-    """`traj demo && traj view` as written, but for the port: the test asks the system for a free
-    one (the line's 8000 may be taken on a shared machine) and appends `--port N`."""
+def view_line() -> str:
+    (body,) = [body for h, lang, body in blocks() if h.startswith("Looking at runs")]
+    (line,) = commands(body)
+    return line.split("#")[0].strip()
+
+
+def run_view_line(tmp_path: Path, base: dict[str, str]) -> str:
+    """The view line in ``tmp_path``: the demo, then `traj view` until its diff page answers with
+    the flips; then Ctrl-C. What the viewer wrote to stderr."""
     import signal
     import socket
     import time
     import urllib.error
     import urllib.request
 
-    (body,) = [body for h, lang, body in blocks() if h.startswith("Looking at runs")]
-    (line,) = commands(body)
-    line = line.split("#")[0].strip()
-    assert line == "traj demo && traj view"
-    demo, view = (shlex.split(x) for x in line.split("&&"))
-    run(" ".join(demo), tmp_path)
+    demo, view = (shlex.split(x) for x in view_line().split("&&"))
+    run(" ".join(demo), tmp_path, base=base)
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    p = subprocess.Popen(TRAJ + view[1:] + ["--port", str(port)], cwd=tmp_path, env=env(),
+    p = subprocess.Popen(TRAJ + view[1:] + ["--port", str(port)], cwd=tmp_path, env=env(base),
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         said = p.stdout.readline()
@@ -181,6 +245,14 @@ def test_the_view_line_runs(tmp_path) -> None:
     finally:
         p.send_signal(signal.SIGINT)
         _, err = p.communicate(timeout=HANG)
+    return err
+
+
+def test_the_view_line_runs(chains, request) -> None:
+    """`traj demo && traj view` as written, but for the port: the test asks the system for a free
+    one (the line's 8000 may be taken on a shared machine) and appends `--port N`."""
+    assert view_line() == "traj demo && traj view"
+    err = chains.result(request.node.name)
     assert "Traceback" not in err, err  # Ctrl-C is how a person stops it
 
 
@@ -191,18 +263,15 @@ def scale_out_block() -> list[str]:
     return commands(bodies[0])
 
 
-@pytest.mark.slow
-def test_the_scale_out_commands_run(tmp_path) -> None:
-    """As written, in bash, in an empty folder (the pip line aside: the test's environment has
-    the extras), on a free port instead of 5000; the S3 server is stopped with the README's
-    `kill %1`; nothing started here (moto, the two local Ray clusters) is left running."""
+def run_scale_out(tmp_path: Path, base: dict[str, str]) -> tuple[Path, subprocess.CompletedProcess[str], list[int]]:
+    """The block but its pip line, in bash, in ``tmp_path`` (empty), on a free port instead of
+    5000; then, once every process it started has ended (or the hang timeout), those left."""
     import socket
     import tempfile
     import time
     import uuid
 
     lines = scale_out_block()
-    assert lines[0].startswith("pip install -e '.[test,ray]'") and lines[1].startswith("moto_server -H 127.0.0.1")
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -210,23 +279,32 @@ def test_the_scale_out_commands_run(tmp_path) -> None:
                         *(line.replace("5000", str(port)) for line in lines[1:])])
     mark = uuid.uuid4().hex
     ray_tmp = tempfile.mkdtemp(prefix="trajray-", dir="/tmp")  # short: Ray's socket paths are limited
-    env = {**os.environ, "TRAJ_USER": "readme", "TRAJ_README_TEST": mark, "RAY_TMPDIR": ray_tmp,
-           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    env = {**base, "TRAJ_USER": "readme", "TRAJ_README_TEST": mark, "RAY_TMPDIR": ray_tmp,
+           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{base['PATH']}"}
     for k in ("TRAJ_STORE", "RAY_ADDRESS", "AWS_ENDPOINT_URL", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
         env.pop(k, None)
     try:
         r = subprocess.run(["bash", "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=1200)
-        assert r.returncode == 0, f"{r.stdout[-3000:]}\n{r.stderr[-3000:]}"
-        assert "weather" in r.stdout and "judged" in r.stdout and "0 flips" in r.stdout, r.stdout[-3000:]
-        assert (tmp_path / "more" / "weather.jsonl").stat().st_size > 0
         deadline = time.monotonic() + HANG
         while (left := _marked(mark)) and time.monotonic() < deadline:
             time.sleep(0.5)
-        assert not left, f"processes left running: {left}"
+        return tmp_path, r, left
     finally:
-        import shutil
-
         shutil.rmtree(ray_tmp, ignore_errors=True)
+
+
+@pytest.mark.slow
+def test_the_scale_out_commands_run(chains, request) -> None:
+    """As written, in bash, in an empty folder (the pip line aside: the test's environment has
+    the extras), on a free port instead of 5000; the S3 server is stopped with the README's
+    `kill %1`; nothing started here (moto, the two local Ray clusters) is left running."""
+    lines = scale_out_block()
+    assert lines[0].startswith("pip install -e '.[test,ray]'") and lines[1].startswith("moto_server -H 127.0.0.1")
+    tmp_path, r, left = chains.result(request.node.name)
+    assert r.returncode == 0, f"{r.stdout[-3000:]}\n{r.stderr[-3000:]}"
+    assert "weather" in r.stdout and "judged" in r.stdout and "0 flips" in r.stdout, r.stdout[-3000:]
+    assert (tmp_path / "more" / "weather.jsonl").stat().st_size > 0
+    assert not left, f"processes left running: {left}"
 
 
 def _marked(mark: str) -> list[int]:

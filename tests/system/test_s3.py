@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 import traceback
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -77,33 +78,44 @@ def test_planted_credentials_appear_nowhere(tmp_path, s3_server, s3_env) -> None
     traces = tmp_path / "traces.jsonl"
     traces.write_text(otlp(agent_trace("4bf92f3577b34da6a3ce929d0e0e4736", evals=[evaluation("correctness", 950, score=1.0)])))
     opt = ["--storage-option", f"AWS_SECRET_ACCESS_KEY={OPTION_SECRET}"]
-    commands = [
-        ["ingest", str(runs), "--store", uri, *opt],
-        ["import", "otel", str(traces), "--suite", "weather", "--store", uri, *opt],
-        ["ingest", str(runs), "--store", uri],
-        ["ingest", str(bad), "--store", uri],  # refused
-        ["judge", "--store", uri, *opt],
+    # One group after the other, each command a process of its own. Within a group the commands
+    # run a few at once: none of them writes to the store (recover finds no journal to seal; the
+    # last two fail on a bucket that is not there), so none depends on another's work. Each
+    # command that writes is a group of its own, in the order of the list.
+    groups = [
+        [["ingest", str(runs), "--store", uri, *opt]],
+        [["import", "otel", str(traces), "--suite", "weather", "--store", uri, *opt]],
+        [["ingest", str(runs), "--store", uri]],
+        [["ingest", str(bad), "--store", uri]],  # refused
+        [["judge", "--store", uri, *opt]],
         # exit 1: the only stale run is the one of an unknown task, so nothing asked could be judged
-        ["judge", "--store", uri, "--workers", "2", "--timeout", "30"],
-        ["query", "SELECT outcome, count(*) FROM verdicts GROUP BY ALL", "--store", uri, *opt],
-        ["query", "SELECT * FROM read_parquet('s3://x/y')", "--store", uri],  # refused by the sandbox
-        ["query", "SELECT nope FROM events", "--store", uri],  # fails
-        ["runs", "--store", uri], ["show", "r1", "--store", uri], ["show", "r9", "--store", uri],
-        ["passes", "--store", uri], ["diff", "--store", uri], ["status", "--store", uri],
-        ["export", "events", "--store", uri], ["compact", "--store", uri, *opt], ["recover", "--store", uri],
-        ["suite", "list", "--store", uri], ["report", "--batch", "b1", "--out", str(tmp_path / "rep"), "--store", uri],
-        ["status", "--store", f"s3://no-such-bucket-{bucket}/store", *opt],  # fails
-        ["ingest", str(runs), "--store", f"s3://no-such-bucket-{bucket}/store"],  # fails
+        [["judge", "--store", uri, "--workers", "2", "--timeout", "30"]],
+        [["query", "SELECT outcome, count(*) FROM verdicts GROUP BY ALL", "--store", uri, *opt],
+         ["query", "SELECT * FROM read_parquet('s3://x/y')", "--store", uri],  # refused by the sandbox
+         ["query", "SELECT nope FROM events", "--store", uri],  # fails
+         ["runs", "--store", uri], ["show", "r1", "--store", uri], ["show", "r9", "--store", uri],
+         ["passes", "--store", uri], ["diff", "--store", uri], ["status", "--store", uri],
+         ["export", "events", "--store", uri]],
+        [["compact", "--store", uri, *opt]],
+        [["recover", "--store", uri],
+         ["suite", "list", "--store", uri], ["report", "--batch", "b1", "--out", str(tmp_path / "rep"), "--store", uri],
+         ["status", "--store", f"s3://no-such-bucket-{bucket}/store", *opt],  # fails
+         ["ingest", str(runs), "--store", f"s3://no-such-bucket-{bucket}/store"]],  # fails
     ]
+
+    def run(argv: list[str]) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "trajectory.cli.main", *argv], env=env, capture_output=True,
+                              text=True, timeout=300, cwd=tmp_path)
+
     outputs = []
     failed = []
-    for argv in commands:
-        r = subprocess.run([sys.executable, "-m", "trajectory.cli.main", *argv], env=env, capture_output=True,
-                           text=True, timeout=300, cwd=tmp_path)
-        outputs.append(r.stdout + r.stderr)
-        if r.returncode != 0:
-            failed.append(argv[0])
-        assert "Traceback" not in r.stderr, f"{argv}: {r.stderr}"
+    with ThreadPoolExecutor(4) as pool:
+        for group in groups:
+            for argv, r in zip(group, pool.map(run, group), strict=True):
+                outputs.append(r.stdout + r.stderr)
+                if r.returncode != 0:
+                    failed.append(argv[0])
+                assert "Traceback" not in r.stderr, f"{argv}: {r.stderr}"
     # the refused and failing ones, each with one line
     assert failed == ["ingest", "judge", "query", "query", "show", "status", "ingest"], outputs
     seen = "\n".join(outputs)

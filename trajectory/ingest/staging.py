@@ -120,7 +120,6 @@ def chunks_of_file(path: str, size: int | None = None) -> list[Chunk]:
     with open(path, "rb") as fh:
         while cuts[-1] + size < total:
             fh.seek(cuts[-1] + size)
-            tail = b""
             while True:
                 block = fh.read(1 << 16)
                 if not block:
@@ -130,7 +129,6 @@ def chunks_of_file(path: str, size: int | None = None) -> list[Chunk]:
                 if nl >= 0:
                     cut = fh.tell() - len(block) + nl + 1
                     break
-                tail += block
             if cut >= total:
                 break
             cuts.append(cut)
