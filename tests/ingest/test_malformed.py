@@ -147,8 +147,7 @@ Bad = tuple[bytes, "str | None", "str | None"]
 # and so the examples, are the same.
 BOOLS = st.booleans()
 ANY_KIND = st.sampled_from(KINDS)
-# Each case with its own values' strategy (a case, not its kind and path, is the unit: two
-# cases on one field keep their own values).
+# Each case keeps its own values' strategy (two cases on one field stay two).
 WRONG_CASES = st.sampled_from([(kind, path, st.sampled_from(values), where) for kind, path, values, where in WRONG])
 REQUIRED_OF = {kind: st.sampled_from(REQUIRED.get(kind, []) + REQUIRED["*"]) for kind in KINDS}
 UNKNOWN_KEY = {kind: keys.filter(lambda k, kind=kind: k not in FIELDS[kind] and k != "kind") for kind in KINDS}
