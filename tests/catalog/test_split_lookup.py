@@ -6,11 +6,11 @@ import subprocess
 import sys
 
 import suites as suite_pkg
-from trajectory.catalog.pools import builtin_by_name, builtin_judging
+from trajectory.catalog.pools import builtin_by_name, builtin_judging, bundled_declares_no_pool
 
 
 def test_no_bundled_suite_judges_another_bundled_suites_name() -> None:
-    # What lets builtin_judging load a suite of that very name alone.
+    # A bundled suite's own name is never taken by another: a run's suite field names one suite.
     for name in suite_pkg.builtin_names():
         claims = [other for other in suite_pkg.builtin_names()
                   if name in suite_pkg.aliases(suite_pkg.load_builtin(other))]
@@ -33,3 +33,30 @@ def test_a_bundled_suites_own_name_imports_no_other_suite() -> None:
             "print(sorted(m for m in sys.modules if m.startswith('suites.') and m.count('.') == 1))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "['suites.example', 'suites.registry']", out
+
+
+def test_the_declared_names_and_pools_are_what_the_loaded_suites_say() -> None:
+    # suites.JUDGED_NAMES and suites.POOLED let a lookup skip loading a suite: a wrong entry
+    # would hide a holdout run in the tune pool (or look up the wrong suite), so they are held
+    # to the suites themselves.
+    assert list(suite_pkg.JUDGED_NAMES) == suite_pkg.builtin_names()
+    pooled = set()
+    for name in suite_pkg.builtin_names():
+        suite = suite_pkg.load_builtin(name)
+        assert suite_pkg.JUDGED_NAMES[name] == tuple(suite_pkg.aliases(suite)), name
+        if any(suite.task_split(t) is not None for t in suite.task_ids()):
+            pooled.add(name)
+    assert suite_pkg.POOLED == pooled
+    assert pooled, "a bundled suite declares pools (device): the check above would be vacuous"
+    assert bundled_declares_no_pool("clock") and bundled_declares_no_pool("example")
+    assert not bundled_declares_no_pool("device") and not bundled_declares_no_pool("no-such-suite")
+
+
+def test_a_gui_app_name_imports_the_gui_suite_alone() -> None:
+    code = ("import sys; from trajectory.catalog.pools import builtin_judging, bundled_declares_no_pool; "
+            "assert bundled_declares_no_pool('weather'); "
+            "print(sorted(m for m in sys.modules if m.startswith('suites.') and m.count('.') == 1)); "
+            "assert builtin_judging('clock').name == 'gui'; "
+            "print(sorted(m for m in sys.modules if m.startswith('suites.') and m.count('.') == 1))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split("\n")[:2] == ["[]", "['suites.gui', 'suites.registry']"], out

@@ -27,15 +27,21 @@ def builtin_by_name() -> dict[str, Any]:
 
 def builtin_judging(name: str) -> Any | None:
     """The bundled suite that judges runs named ``name`` (None: none does), as
-    :func:`builtin_by_name` finds it. The suite of that very name is loaded alone when it
-    judges that name (no bundled suite judges another bundled suite's name:
-    tests/catalog holds it); any other name (the GUI suite's apps) loads every bundled suite. A
+    :func:`builtin_by_name` finds it. Only the suite that judges that name is loaded
+    (``suites.JUDGED_NAMES``, held equal to the loaded suites' own names by tests/catalog); a
     store of one suite's runs so pays for importing that suite only."""
-    if name in suite_pkg.builtin_names():
-        suite = suite_pkg.load_builtin(name)
-        if name in suite_pkg.aliases(suite):
-            return suite
+    for builtin, names in suite_pkg.JUDGED_NAMES.items():
+        if name in names:
+            suite = suite_pkg.load_builtin(builtin)
+            if name in suite_pkg.aliases(suite):
+                return suite
     return builtin_by_name().get(name)
+
+
+def bundled_declares_no_pool(name: str) -> bool:
+    """Runs named ``name`` are judged by a bundled suite none of whose tasks declares a pool
+    (``suites.POOLED``): their pool is known without loading the suite."""
+    return any(name in names and builtin not in suite_pkg.POOLED for builtin, names in suite_pkg.JUDGED_NAMES.items())
 
 
 def declared_split(suite: Any, task: str) -> str | None:
@@ -60,6 +66,8 @@ class Pools:
         reg = self._registered.get(suite)
         if reg is not None:
             return registrations.task_splits(self.store, suite, reg).get(task)
+        if bundled_declares_no_pool(suite):
+            return None
         if suite not in self._builtin:
             self._builtin[suite] = builtin_judging(suite)
         bundled = self._builtin[suite]
