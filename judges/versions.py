@@ -13,6 +13,8 @@ A module's imports are read from its compiled code, the way Python itself would 
 executed, and no ``.pyc`` is written). There each module an import statement names, at any depth
 (in functions, classes, ``try`` blocks), is one IMPORT_NAME instruction. An import in code the
 compiler drops because it can never run (under ``if False:``, after a ``return``) does not count.
+A compiler whose import instructions the reader does not know (a newer Python) gets the
+source's import statements read instead (``ast``), where every import counts.
 
 A suite may declare more code in ``code_modules``: a module, a module's name, or the path of a
 source file that was loaded by hand (not importable by name). Each counts wherever it lives and
@@ -24,12 +26,14 @@ package is not walked.
 
 from __future__ import annotations
 
+import ast
 import dis
 import hashlib
 import importlib.machinery
 import importlib.util
 import sys
 import sysconfig
+import threading
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from pathlib import Path
@@ -136,14 +140,17 @@ def _imports(name: str, path: str) -> frozenset[str]:
     return _imports_of(name, path, stat.st_mtime_ns, stat.st_size)
 
 
-# No lock: compiling source to code and loading a .pyc share no state between threads. (ast.parse,
-# read here before, did: its constructor's recursion counter, python/cpython#106905.)
 @lru_cache(maxsize=4096)
 def _imports_of(name: str, path: str, mtime_ns: int, size: int) -> frozenset[str]:
-    code = _ReadingLoader(name, path).get_code(name)
     package = name if Path(path).name == "__init__.py" else name.rpartition(".")[0]
+    try:
+        found = list(_code_imports(_ReadingLoader(name, path).get_code(name)))
+    except UnreadableImport:
+        # A compiler whose import instructions this reader does not know (a newer Python than
+        # it was taught): the source's own statements say the same, more slowly.
+        found = list(_source_imports(Path(path).read_bytes(), path))
     out: set[str] = set()
-    for level, fromlist, module in _code_imports(code):
+    for level, fromlist, module in found:
         if fromlist is None:  # ``import a.b`` (``as c`` or not)
             out.add(module)
             continue
@@ -157,6 +164,26 @@ def _imports_of(name: str, path: str, mtime_ns: int, size: int) -> frozenset[str
         # ``from pkg import name``: name may be a submodule.
         out.update(f"{target}.{n}" for n in fromlist if n != "*")
     return frozenset(out)
+
+
+# CPython's ast module (3.11 here) keeps its constructor's recursion counter in state that threads
+# share, so two threads parsing at once can fail with "AST constructor recursion depth mismatch"
+# (python/cpython#106905): parsing, the fallback only, is done one file at a time. Compiling and
+# loading a .pyc share no such state.
+_PARSING = threading.Lock()
+
+
+def _source_imports(source: bytes, path: str) -> Iterator[tuple[int, tuple[str, ...] | None, str]]:
+    """(level, fromlist, module) of every import statement of ``source``, as
+    :func:`_code_imports` reads them from code (imports in dead code included)."""
+    with _PARSING:
+        tree = ast.parse(source, filename=path)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield 0, None, alias.name
+        elif isinstance(node, ast.ImportFrom):
+            yield node.level, tuple(alias.name for alias in node.names), node.module or ""
 
 
 def _with_parents(name: str) -> list[str]:

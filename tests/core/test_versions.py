@@ -249,3 +249,22 @@ def test_a_valid_pyc_is_what_is_read_and_a_stale_one_is_not(tmp_path: Path) -> N
     assert _imports("mod", str(path)) == {"alpha"}  # so the .pyc was read, as an import would
     os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 10**10))
     assert _imports("mod", str(path)) == {"gamma"}  # source newer than the .pyc: compiled from the source
+
+
+def test_code_this_reader_cannot_read_falls_back_to_the_source(tmp_path, monkeypatch) -> None:
+    # A newer Python's import instructions: the imports still count, read from the statements.
+    from judges import versions
+
+    source = tmp_path / "mod.py"
+    source.write_text("import judges.tokens\ndef f():\n    from replay import fold\n")
+
+    def unreadable(code):
+        raise UnreadableImport("a shape this reader was not taught")
+        yield  # pragma: no cover
+
+    monkeypatch.setattr(versions, "_code_imports", unreadable)
+    versions._imports_of.cache_clear()
+    try:
+        assert _imports("", str(source)) == {"judges.tokens", "replay", "replay.fold"}
+    finally:
+        versions._imports_of.cache_clear()
