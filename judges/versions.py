@@ -3,11 +3,18 @@
 A verdict is a function of the suite's code and task data, of ``judges`` (where outcome, score
 and reason are computed, and the matchers), of ``replay`` (which builds the state the judge
 reads) and of the event types. Listing those modules by hand would go stale, so they are found
-by walking the imports of the suite's own modules, transitively, through the source (``ast``,
-nothing is executed): every module of the packages :data:`PACKAGES` (and of the suite's own
-package, which may be a copy loaded from a folder under a made-up name) that is reached counts.
-Importing ``a.b`` runs ``a/__init__.py`` too, so a package's ``__init__`` counts with its
-submodules.
+by walking the imports of the suite's own modules, transitively: every module of the packages
+:data:`PACKAGES` (and of the suite's own package, which may be a copy loaded from a folder under a
+made-up name) that is reached counts. Importing ``a.b`` runs ``a/__init__.py`` too, so a package's
+``__init__`` counts with its submodules.
+
+A module's imports are read from its compiled code, the way Python itself would get it: the valid
+``.pyc`` in ``__pycache__`` when there is one, the source compiled in memory otherwise (nothing is
+executed, and no ``.pyc`` is written). There each module an import statement names, at any depth
+(in functions, classes, ``try`` blocks), is one IMPORT_NAME instruction. An import in code the
+compiler drops because it can never run (under ``if False:``, after a ``return``) does not count.
+A compiler whose import instructions the reader does not know (a newer Python) gets the
+source's import statements read instead (``ast``), where every import counts.
 
 A suite may declare more code in ``code_modules``: a module, a module's name, or the path of a
 source file that was loaded by hand (not importable by name). Each counts wherever it lives and
@@ -20,27 +27,22 @@ package is not walked.
 from __future__ import annotations
 
 import ast
+import dis
 import hashlib
+import importlib.machinery
 import importlib.util
 import sys
 import sysconfig
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from pathlib import Path
-from types import ModuleType
+from types import CodeType, ModuleType
 
 #: Whose modules can decide a verdict. ``trajectory.events`` is the leaf module of event types and
 #: ``trajectory.columns`` what replay derives from them (the figures of a state); nothing else of
 #: the shell is reachable from the pure core.
 PACKAGES = ("judges", "replay", "suites", "trajectory.events", "trajectory.columns")
-
-
-# CPython's ast module (3.11 here) keeps its constructor's recursion counter in state that threads
-# share, so two threads parsing at once can fail with "AST constructor recursion depth mismatch"
-# (python/cpython#106905, pytest-dev/pytest#10763). Two passes judged at once in one process each
-# compute versions, so parsing is done one file at a time.
-_PARSING = threading.Lock()
 
 
 def _within(name: str, roots: tuple[str, ...]) -> bool:
@@ -61,24 +63,75 @@ def _origin(name: str) -> str | None:
     return path if path and path.endswith(".py") else None
 
 
-def _statements(tree: ast.AST):  # noqa: ANN202 - an iterator of ast.stmt
-    """Every statement of a module, at any depth (an import is a statement: expressions are
-    not looked into, which is most of a module's nodes)."""
-    todo = [tree]
+class _ReadingLoader(importlib.machinery.SourceFileLoader):
+    """importlib's own loader of a source file, whose ``get_code`` returns the code of a valid
+    ``.pyc`` (in ``__pycache__``, checked against the source's modification time and size, or its
+    hash) and compiles the source otherwise, but which never writes a ``.pyc``: importlib's source
+    loaders write bytecode only through ``set_data`` (``importlib.abc.SourceLoader``), which does
+    nothing here. (``sys.dont_write_bytecode`` would stop the write too, but it is the user's.)"""
+
+    def set_data(self, path: str, data: bytes, *args: object, **kwargs: object) -> None:
+        pass
+
+
+_IMPORT_NAME = dis.opmap["IMPORT_NAME"]
+_LOAD_CONST = dis.opmap["LOAD_CONST"]
+_EXTENDED_ARG = dis.EXTENDED_ARG
+_IMPORT_NAME_BYTE = bytes([_IMPORT_NAME])
+
+
+class UnreadableImport(ValueError):
+    """An IMPORT_NAME instruction not in the shape this reader knows: raised, so that an import is
+    never dropped without a word (a new Python's compiler may need this reader taught)."""
+
+
+def _instruction(raw: bytes, at: int, op: int, where: CodeType) -> tuple[int, int]:
+    """The argument of the instruction ``op`` whose code unit is at offset ``at`` of ``raw``
+    (with the EXTENDED_ARG units before it folded in) and the offset its first unit starts at.
+    Code units are two bytes, opcode and argument; the cache entries in ``co_code`` are units of
+    opcode 0, so a unit of opcode EXTENDED_ARG is always the prefix of the unit after it."""
+    if at < 0 or raw[at] != op:
+        found = dis.opname[raw[at]] if at >= 0 else "the start of the code"
+        raise UnreadableImport(f"{where.co_filename}:{where.co_name}: {found} (at offset {at}) where an "
+                               f"import needs {dis.opname[op]}")
+    arg, shift = raw[at + 1], 8
+    while at >= 2 and raw[at - 2] == _EXTENDED_ARG:
+        at -= 2
+        arg |= raw[at + 1] << shift
+        shift += 8
+    return arg, at
+
+
+def _code_imports(code: CodeType) -> Iterator[tuple[int, tuple[str, ...] | None, str]]:
+    """(level, fromlist, module name) of every import of ``code`` and of the code nested in it
+    (functions, classes, lambdas, comprehensions are code objects among ``co_consts``).
+
+    The compiler makes each import statement ``LOAD_CONST level; LOAD_CONST fromlist;
+    IMPORT_NAME module``: ``import a.b`` is (0, None, "a.b"), ``from ..a import b, c`` is
+    (2, ("b", "c"), "a"), ``from . import x`` is (1, ("x",), ""). Any other shape raises."""
+    todo = [code]
     while todo:
-        node = todo.pop()
-        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
-            children = getattr(node, field, None)
-            if isinstance(children, list):
-                for child in children:
-                    if isinstance(child, (ast.stmt, ast.excepthandler, ast.match_case)):
-                        todo.append(child)
-                        if isinstance(child, ast.stmt):
-                            yield child
+        co = todo.pop()
+        todo.extend(c for c in co.co_consts if isinstance(c, CodeType))
+        raw = co.co_code
+        at = raw.find(_IMPORT_NAME_BYTE)
+        while at != -1:
+            if at % 2 == 0:  # an opcode, not an argument byte
+                name, start = _instruction(raw, at, _IMPORT_NAME, co)
+                fromlist, start = _instruction(raw, start - 2, _LOAD_CONST, co)
+                level, _ = _instruction(raw, start - 2, _LOAD_CONST, co)
+                level, fromlist, module = co.co_consts[level], co.co_consts[fromlist], co.co_names[name]
+                if not (type(level) is int and level >= 0 and (
+                        (fromlist is None and level == 0)
+                        or (type(fromlist) is tuple and all(type(n) is str for n in fromlist)))):
+                    raise UnreadableImport(f"{co.co_filename}:{co.co_name}: an import of {module!r} "
+                                           f"with level {level!r} and fromlist {fromlist!r}")
+                yield level, fromlist, module
+            at = raw.find(_IMPORT_NAME_BYTE, at + 1)
 
 
 def _imports(name: str, path: str) -> frozenset[str]:
-    """Module names the source of ``name`` imports (wherever the import statement is).
+    """Module names the code of ``name`` imports (wherever the import statement is).
 
     Memoised per process and per version of the file (its size and modification time): the
     suites of one pass share most modules (judges, replay, events).
@@ -89,25 +142,48 @@ def _imports(name: str, path: str) -> frozenset[str]:
 
 @lru_cache(maxsize=4096)
 def _imports_of(name: str, path: str, mtime_ns: int, size: int) -> frozenset[str]:
-    source = Path(path).read_bytes()
+    package = name if Path(path).name == "__init__.py" else name.rpartition(".")[0]
+    try:
+        found = list(_code_imports(_ReadingLoader(name, path).get_code(name)))
+    except UnreadableImport:
+        # A compiler whose import instructions this reader does not know (a newer Python than
+        # it was taught): the source's own statements say the same, more slowly.
+        found = list(_source_imports(Path(path).read_bytes(), path))
+    out: set[str] = set()
+    for level, fromlist, module in found:
+        if fromlist is None:  # ``import a.b`` (``as c`` or not)
+            out.add(module)
+            continue
+        if level:
+            parts = package.split(".")
+            base = ".".join(parts[: len(parts) - level + 1])
+            target = f"{base}.{module}" if module else base
+        else:
+            target = module
+        out.add(target)
+        # ``from pkg import name``: name may be a submodule.
+        out.update(f"{target}.{n}" for n in fromlist if n != "*")
+    return frozenset(out)
+
+
+# CPython's ast module (3.11 here) keeps its constructor's recursion counter in state that threads
+# share, so two threads parsing at once can fail with "AST constructor recursion depth mismatch"
+# (python/cpython#106905): parsing, the fallback only, is done one file at a time. Compiling and
+# loading a .pyc share no such state.
+_PARSING = threading.Lock()
+
+
+def _source_imports(source: bytes, path: str) -> Iterator[tuple[int, tuple[str, ...] | None, str]]:
+    """(level, fromlist, module) of every import statement of ``source``, as
+    :func:`_code_imports` reads them from code (imports in dead code included)."""
     with _PARSING:
         tree = ast.parse(source, filename=path)
-    package = name if Path(path).name == "__init__.py" else name.rpartition(".")[0]
-    out: set[str] = set()
-    for node in _statements(tree):
+    for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            out.update(alias.name for alias in node.names)
+            for alias in node.names:
+                yield 0, None, alias.name
         elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                parts = package.split(".")
-                base = ".".join(parts[: len(parts) - node.level + 1])
-                target = f"{base}.{node.module}" if node.module else base
-            else:
-                target = node.module or ""
-            out.add(target)
-            # ``from pkg import name``: name may be a submodule.
-            out.update(f"{target}.{alias.name}" for alias in node.names if alias.name != "*")
-    return frozenset(out)
+            yield node.level, tuple(alias.name for alias in node.names), node.module or ""
 
 
 def _with_parents(name: str) -> list[str]:
